@@ -1,0 +1,54 @@
+# Red Dog table service. `make run` and `make test` are all a newcomer needs; `make help` lists the rest.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do command -v $$p >/dev/null && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (none found on PATH)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	@touch $(STAMP)
+
+.PHONY: help
+help: ## Show this help
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+.PHONY: install
+install: $(STAMP) ## Create .venv and install the project with its test tools (pinned by constraints.txt)
+
+.PHONY: run
+run: $(STAMP) ## Serve the API on http://127.0.0.1:8000 (embedded PostgreSQL under .data/ unless DATABASE_URL is set)
+	$(BIN)/reddog serve
+
+.PHONY: test
+test: $(STAMP) ## Run every test against a real PostgreSQL
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+.PHONY: lint
+lint: $(STAMP) ## ruff lint and format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+.PHONY: types
+types: $(STAMP) ## mypy --strict over the code and the tests
+	$(BIN)/mypy
+
+.PHONY: check
+check: lint types test ## Lint, types and tests: what must be clean before a commit
+
+.PHONY: format
+format: $(STAMP) ## Apply ruff's fixes and formatting
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+.PHONY: rtp
+rtp: $(STAMP) ## Print the exact RTP table of every released paytable at 6 decks
+	@for p in $$($(BIN)/reddog paytables --ids); do $(BIN)/reddog rtp $$p --decks 6; echo; done
+
+.PHONY: clean
+clean: ## Remove the virtualenv and caches (keeps .data/)
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Released paytables, the Red Dog rules and exact RTP (pure: stdlib + msgspec only)."""

@@ -1,0 +1,84 @@
+"""Monte Carlo check of the exact RTP: play rounds through the real shoe and settlement code."""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable
+from fractions import Fraction
+
+import msgspec
+
+from paytables.model import Paytable
+from paytables.rtp import decimal_string, raise_gain_by_spread
+from paytables.rules import Outcome, classify, settle
+from shoe.cards import rank
+from shoe.random_source import RandomSource
+from shoe.shoe import fresh_deck_cards, shuffle_prefix
+
+Z_99 = decimal.Decimal("2.5758293035489004")  # two-sided 99% normal quantile
+
+
+class SimulationReport(msgspec.Struct, frozen=True, kw_only=True):
+    paytable: str
+    decks: int
+    rounds: int
+    observed_house_edge: str
+    ci99_low: str
+    ci99_high: str
+    exact_house_edge: str
+    exact_inside_ci99: bool
+
+
+def simulate(
+    paytable: Paytable,
+    decks: int,
+    rounds: int,
+    source: RandomSource,
+    exact_house_edge: Fraction,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationReport:
+    """Play `rounds` one-unit-ante rounds with the optimal raise strategy on a freshly shuffled shoe each."""
+    if rounds < 2:
+        raise ValueError("simulate at least 2 rounds")
+    gains = raise_gain_by_spread(paytable, decks)
+    limit = paytable.terms.max_raise_multiple
+    cards = fresh_deck_cards(decks)
+    total = square = 0
+    step = max(rounds // 100, 1)
+    for played in range(1, rounds + 1):
+        # A prefix shuffle of any arrangement deals three cards exactly as a fresh shoe would.
+        shuffle_prefix(cards, 3, source)
+        first, second, third = rank(cards[0]), rank(cards[1]), rank(cards[2])
+        c = classify(first, second, paytable)
+        raise_units = limit if c.spread is not None and gains[c.spread] > 0 else 0
+        third_rank = None if c.outcome is Outcome.CONSECUTIVE else third
+        net = settle(paytable, first, second, third_rank, 1, raise_units).net
+        total += net
+        square += net * net
+        if progress is not None and played % step == 0:
+            progress(played)
+    return _report(paytable, decks, rounds, total, square, exact_house_edge)
+
+
+def _report(paytable: Paytable, decks: int, rounds: int, total: int, square: int, exact: Fraction) -> SimulationReport:
+    edge = Fraction(-total, rounds)
+    variance = Fraction(square * rounds - total * total, rounds * (rounds - 1))
+    ctx = decimal.Context(prec=40)
+    half = ctx.multiply(Z_99, ctx.sqrt(ctx.divide(_dec(variance, ctx), decimal.Decimal(rounds))))
+    centre = _dec(edge, ctx)
+    low, high = centre - half, centre + half
+    exact_dec = _dec(exact, ctx)
+    return SimulationReport(
+        paytable=paytable.id,
+        decks=decks,
+        rounds=rounds,
+        observed_house_edge=decimal_string(edge, 6),
+        ci99_low=str(low.quantize(decimal.Decimal("1e-6"))),
+        ci99_high=str(high.quantize(decimal.Decimal("1e-6"))),
+        exact_house_edge=decimal_string(exact, 6),
+        exact_inside_ci99=low <= exact_dec <= high,
+    )
+
+
+def _dec(value: Fraction, ctx: decimal.Context) -> decimal.Decimal:
+    return ctx.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator))

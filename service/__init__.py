@@ -1,0 +1,1 @@
+"""The imperative shell: HTTP, SQL, logging and metrics around the pure core."""

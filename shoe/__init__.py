@@ -1,0 +1,1 @@
+"""Cards and the committed CSPRNG multi-deck shoe (pure: stdlib + msgspec only)."""

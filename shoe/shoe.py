@@ -1,0 +1,155 @@
+"""The multi-deck shoe: Fisher-Yates order, sha256 commitment before dealing, reveal when retired."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+
+import msgspec
+
+from shoe.cards import DECK, is_card
+from shoe.random_source import RandomSource, randbelow, random_bytes
+
+MIN_DECKS = 1
+MAX_DECKS = 8
+SALT_BYTES = 32
+MAX_ROUND_CARDS = 3
+
+
+class ShoePolicy(enum.StrEnum):
+    PER_ROUND = "per_round"
+    CUT_CARD = "cut_card"
+
+
+class ShoeError(ValueError):
+    """A shoe that cannot be built or dealt as asked."""
+
+
+class Reveal(msgspec.Struct, frozen=True, kw_only=True):
+    """What is published when a shoe is retired: enough to recompute its commitment."""
+
+    salt: str  # hex
+    order: str  # the card codes concatenated in dealing order
+
+
+class Shoe(msgspec.Struct, frozen=True, kw_only=True):
+    """A shuffled shoe and how far it has been dealt; immutable, dealing returns a new value."""
+
+    decks: int
+    order: str
+    salt: str
+    commitment: str
+    position: int = 0
+    cut_position: int | None = None  # None: per-round shoe, never reused
+
+    @property
+    def size(self) -> int:
+        return len(self.order) // 2
+
+    @property
+    def reveal(self) -> Reveal:
+        return Reveal(salt=self.salt, order=self.order)
+
+    def card_at(self, index: int) -> str:
+        return self.order[2 * index : 2 * index + 2]
+
+    def deal(self) -> tuple[str, int, Shoe]:
+        """The next card, its index in the shoe, and the shoe after dealing it."""
+        if self.position >= self.size:
+            raise ShoeError("the shoe is empty")
+        card = self.card_at(self.position)
+        return card, self.position, msgspec.structs.replace(self, position=self.position + 1)
+
+    def needs_reshuffle(self) -> bool:
+        """A cut-card shoe is replaced between rounds once the cut card has come out; never mid-round."""
+        return self.cut_position is None or self.position >= self.cut_position
+
+
+def fresh_deck_cards(decks: int) -> list[str]:
+    """The cards of `decks` new decks in factory order."""
+    if not MIN_DECKS <= decks <= MAX_DECKS:
+        raise ShoeError(f"decks must be {MIN_DECKS}..{MAX_DECKS}, got {decks}")
+    return list(DECK) * decks
+
+
+def shuffle_prefix(cards: list[str], count: int, source: RandomSource) -> None:
+    """Fisher-Yates over the first `count` positions in place; each prefix is uniform over all arrangements."""
+    n = len(cards)
+    for i in range(min(count, n - 1)):
+        j = i + randbelow(n - i, source)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def commit(salt: bytes, order: str) -> str:
+    """The commitment: sha256 over the salt then the ASCII card order, as hex."""
+    return hashlib.sha256(salt + order.encode("ascii")).hexdigest()
+
+
+def verify_reveal(commitment: str, reveal: Reveal) -> bool:
+    """True when the revealed salt and order hash to the published commitment."""
+    try:
+        salt = bytes.fromhex(reveal.salt)
+        expected = commit(salt, reveal.order)
+    except (ValueError, UnicodeEncodeError):
+        return False
+    return hmac.compare_digest(expected, commitment)
+
+
+def new_shoe(
+    decks: int,
+    source: RandomSource,
+    *,
+    policy: ShoePolicy = ShoePolicy.PER_ROUND,
+    penetration: int = 75,
+    forced: tuple[str, ...] = (),
+) -> Shoe:
+    """A freshly shuffled, committed shoe. `forced` cards (test tables only) are moved to the front in order."""
+    cards = fresh_deck_cards(decks)
+    shuffle_prefix(cards, len(cards), source)
+    if forced:
+        cards = _force_front(cards, forced)
+    order = "".join(cards)
+    salt = random_bytes(SALT_BYTES, source)
+    return Shoe(
+        decks=decks,
+        order=order,
+        salt=salt.hex(),
+        commitment=commit(salt, order),
+        cut_position=cut_position(len(cards), penetration) if policy is ShoePolicy.CUT_CARD else None,
+    )
+
+
+def cut_position(size: int, penetration: int) -> int:
+    """Where the cut card sits for a penetration in percent; leaves room to finish any round."""
+    if not 10 <= penetration <= 90:
+        raise ShoeError(f"penetration must be 10..90 percent, got {penetration}")
+    return min(size * penetration // 100, size - MAX_ROUND_CARDS)
+
+
+def _force_front(cards: list[str], forced: tuple[str, ...]) -> list[str]:
+    rest = list(cards)
+    for card in forced:
+        if not is_card(card):
+            raise ShoeError(f"not a card code: {card!r}")
+        # Take the forced card from the back so the shuffled front keeps its order otherwise.
+        try:
+            index = len(rest) - 1 - rest[::-1].index(card)
+        except ValueError:
+            raise ShoeError(f"the shoe has no more {card} to force") from None
+        del rest[index]
+    return [*forced, *rest]
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Shoe)
+
+
+def dump(shoe: Shoe) -> bytes:
+    """The shoe's state as bytes, for keeping it in the database between requests."""
+    return _encoder.encode(shoe)
+
+
+def load(data: bytes) -> Shoe:
+    """A shoe back from `dump` bytes."""
+    return _decoder.decode(data)
