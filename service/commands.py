@@ -1,14 +1,99 @@
-"""The server's own `reddog` subcommands; filled in by the round API."""
+"""The server's `reddog` subcommands: serve, migrate, play, audit verify."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
+import sys
 from typing import Any
+
+from service.settings import Settings, SettingsError, from_env
 
 
 def register(sub: Any) -> None:
-    """Add the server's subcommands to the `reddog` parser."""
-    del sub
+    p = sub.add_parser("serve", help="serve the API (embedded PostgreSQL under .data/ when DATABASE_URL is unset)")
+    p.set_defaults(handler=cmd_serve)
+    p = sub.add_parser("migrate", help="apply the database migrations")
+    p.set_defaults(handler=cmd_migrate)
+    p = sub.add_parser("play", help="play one round against a running server and print it")
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--operator", default="demo")
+    p.add_argument("--secret", default="demo-secret")
+    p.add_argument("--table", default=None, help="a table id; by default a new standard/v1 table is opened")
+    p.set_defaults(handler=cmd_play)
+    p = sub.add_parser("audit-verify", help="verify every table's audit hash chain")
+    p.set_defaults(handler=cmd_audit_verify)
 
 
-__all__ = ["argparse", "register"]
+def _settings() -> Settings:
+    try:
+        return from_env()
+    except SettingsError as exc:
+        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def database_url(settings: Settings) -> tuple[str, Any]:
+    """The configured server, or an embedded one under the data dir; the handle keeps it running."""
+    if settings.database_url:
+        return settings.database_url, None
+    from service import embedded
+
+    print(f"DATABASE_URL is unset: starting an embedded PostgreSQL under {settings.data_dir}/pg", file=sys.stderr)
+    return embedded.start(os.path.join(settings.data_dir, "pg"))
+
+
+async def migrate(url: str) -> list[str]:
+    import asyncpg
+
+    from service.db.migrate import apply_migrations
+
+    conn = await asyncpg.connect(url)
+    try:
+        return await apply_migrations(conn)
+    finally:
+        await conn.close()
+
+
+def cmd_migrate(_: argparse.Namespace) -> int:
+    url, _server = database_url(_settings())
+    applied = asyncio.run(migrate(url))
+    print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
+    return 0
+
+
+def cmd_serve(_: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = _settings()
+    url, _server = database_url(settings)
+    asyncio.run(migrate(url))
+    os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
+    ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
+    print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
+    print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
+    uvicorn.run(
+        "service.app:app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level="warning",
+        access_log=False,
+    )
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from service.play import play
+
+    return play(args.url, args.operator, args.secret, args.table)
+
+
+def cmd_audit_verify(_: argparse.Namespace) -> int:
+    url, _server = database_url(_settings())
+    from service.verify import verify_all
+
+    ok = asyncio.run(verify_all(url))
+    return 0 if ok else 1

@@ -1,0 +1,113 @@
+"""create_app(settings) -> Litestar: the pool and the sweeper live in the lifespan, on app.state."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import asyncpg
+from litestar import Litestar, MediaType, Response, Router, get
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from service import logs, sweeper
+from service.api import paytables as paytable_routes
+from service.api import rounds as round_routes
+from service.api import tables as table_routes
+from service.auth import authenticate
+from service.errors import exception_handlers
+from service.settings import Settings
+
+
+async def create_pool(settings: Settings) -> asyncpg.Pool:
+    if not settings.database_url:
+        raise ValueError("DATABASE_URL is not set (reddog serve starts an embedded PostgreSQL when it is unset)")
+    pool: asyncpg.Pool = await asyncpg.create_pool(
+        settings.database_url, min_size=settings.pool_min_size, max_size=settings.pool_max_size, command_timeout=30
+    )
+    return pool
+
+
+def create_app(settings: Settings, *, sweep: bool = True) -> Litestar:
+    """The whole service for one set of settings; tests build it the same way."""
+    logs.configure(settings.log_level)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        app.state.settings = settings
+        app.state.pool = await create_pool(settings)
+        task = asyncio.create_task(sweeper.run_forever(app.state.pool, settings)) if sweep else None
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            await app.state.pool.close()
+
+    signed = Router(
+        path="/v1",
+        route_handlers=[*table_routes.handlers, *round_routes.handlers],
+        before_request=authenticate,
+        security=[{"signature": []}],
+        tags=["rounds and tables"],
+    )
+    return Litestar(
+        route_handlers=[paytable_routes.router, signed, health, ready, metrics],
+        lifespan=[lifespan],
+        exception_handlers=exception_handlers(),
+        middleware=[logs.request_logging],
+        openapi_config=_openapi(),
+        state=None,
+        debug=False,
+    )
+
+
+def _openapi() -> OpenAPIConfig:
+    scheme = SecurityScheme(
+        type="apiKey",
+        name="X-Signature",
+        security_scheme_in="header",
+        description="HMAC-SHA256 (lowercase hex) with the operator secret over "
+        "timestamp \\n METHOD \\n path_with_query \\n raw_body; send X-Operator-Id and X-Timestamp (unix seconds) "
+        "too. Every POST also needs an Idempotency-Key header (1-128 printable characters).",
+    )
+    return OpenAPIConfig(
+        title="Red Dog table service",
+        version="1.0.0",
+        path="/schema",
+        render_plugins=[SwaggerRenderPlugin()],
+        components=Components(security_schemes={"signature": scheme}),
+    )
+
+
+@get("/health", include_in_schema=False)
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@get("/ready", include_in_schema=False)
+async def ready(state: State) -> Response[dict[str, str]]:
+    try:
+        async with state.pool.acquire(timeout=2) as conn:
+            await conn.fetchval("SELECT 1")
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+        return Response({"status": "database unavailable"}, status_code=503)
+    return Response({"status": "ready"})
+
+
+@get("/metrics", include_in_schema=False, media_type=MediaType.TEXT)
+async def metrics() -> Response[bytes]:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+def app_from_env() -> Litestar:
+    """The uvicorn factory: settings from the environment, validated at start-up."""
+    from service.settings import from_env
+
+    return create_app(from_env())

@@ -1,0 +1,71 @@
+"""SQL for the audit log: append to a table's chain, read it back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from uuid import UUID
+
+from audit.chain import Link, Record, extend
+from paytables.game import Event
+from service.db import Conn
+
+
+async def append_events(conn: Conn, table_id: UUID, events: Sequence[Event], *, test: bool, now: datetime) -> int:
+    """Append events to the table's chain in the caller's transaction; the head row lock keeps seq gap-free."""
+    if not events:
+        return 0
+    head = await conn.fetchrow("SELECT audit_seq, audit_hash FROM game_tables WHERE table_id = $1 FOR UPDATE", table_id)
+    if head is None:
+        raise LookupError(f"no table {table_id} to append audit records to")
+    stamp = now.isoformat().replace("+00:00", "Z")
+    records = [
+        Record(
+            table_id=str(table_id),
+            seq=head["audit_seq"] + i + 1,
+            recorded_at=stamp,
+            kind=e.kind,
+            round_id=e.round_id,
+            bet_id=e.bet_id,
+            test=test,
+            payload=e.payload,
+        )
+        for i, e in enumerate(events)
+    ]
+    links = extend(head["audit_hash"], records)
+    await conn.execute(
+        "WITH new AS ("
+        " INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, test, body)"
+        " SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::timestamptz[], $6::text[],"
+        "  $7::uuid[], $8::text[], $9::boolean[], $10::bytea[]))"
+        " UPDATE game_tables SET audit_seq = $11, audit_hash = $12 WHERE table_id = $1",
+        table_id,
+        [link.seq for link in links],
+        [link.prev_hash for link in links],
+        [link.hash for link in links],
+        [now] * len(links),
+        [r.kind for r in records],
+        [None if r.round_id is None else UUID(r.round_id) for r in records],
+        [r.bet_id for r in records],
+        [test] * len(links),
+        [link.body for link in links],
+        links[-1].seq,
+        links[-1].hash,
+    )
+    return len(links)
+
+
+async def select_chain(conn: Conn, table_id: UUID) -> list[Link]:
+    records = await conn.fetch(
+        "SELECT seq, prev_hash, hash, body FROM audit_log WHERE table_id = $1 ORDER BY seq", table_id
+    )
+    return [Link(seq=r["seq"], prev_hash=r["prev_hash"], hash=r["hash"], body=r["body"]) for r in records]
+
+
+async def select_table_ids(conn: Conn) -> list[UUID]:
+    return [r["table_id"] for r in await conn.fetch("SELECT table_id FROM game_tables ORDER BY created_at")]
+
+
+async def select_round_records(conn: Conn, round_id: UUID) -> list[bytes]:
+    records = await conn.fetch("SELECT body FROM audit_log WHERE round_id = $1 ORDER BY table_id, seq", round_id)
+    return [r["body"] for r in records]

@@ -1,0 +1,38 @@
+"""Apply the ordered .sql migrations once each, under an advisory lock so replicas can start together."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from service.db import Conn
+
+LOCK_KEY = 0x5245_4444_4F47  # "REDDOG": one advisory lock for every replica's migration run
+
+
+def migration_files() -> list[tuple[str, str]]:
+    """(version, sql) in order; the version is the file name without .sql."""
+    folder = resources.files("service.db") / "migrations"
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
+    return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
+
+
+async def apply_migrations(conn: Conn) -> list[str]:
+    """Apply what is missing; returns the versions applied now."""
+    await conn.execute("SELECT pg_advisory_lock($1)", LOCK_KEY)
+    try:
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        done = {r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")}
+        applied = []
+        for version, sql in migration_files():
+            if version in done:
+                continue
+            async with conn.transaction():
+                await conn.execute(sql)
+                await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", version)
+            applied.append(version)
+        return applied
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", LOCK_KEY)

@@ -1,0 +1,128 @@
+"""SQL for rounds: the round aggregate as jsonb beside the columns that find it, and its secret shoe."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+import asyncpg
+import msgspec
+
+from paytables.game import Round
+from service.db import Conn
+from shoe import shoe as shoes
+from shoe.shoe import Shoe
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(Round).decode
+
+
+class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
+    round: Round
+    shoe: Shoe
+    operator_id: str
+    currency: str
+    table_shoe_commitment: str | None = (
+        None  # the table's current shoe: a cut-card round's shoe is retired once this differs
+    )
+
+
+async def insert_round(conn: Conn, rnd: Round, shoe: Shoe, operator_id: str) -> None:
+    await conn.execute(
+        "INSERT INTO rounds (round_id, table_id, operator_id, status, test, opened_at, window_closes_at, settled_at,"
+        " player_ids, state, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        UUID(rnd.round_id),
+        UUID(rnd.table_id),
+        operator_id,
+        rnd.status.value,
+        rnd.test,
+        rnd.opened_at,
+        rnd.raise_window_closes_at,
+        rnd.settled_at,
+        sorted({b.player_id for b in rnd.bets}),
+        _encode(rnd).decode(),
+        shoes.dump(shoe),
+    )
+
+
+async def update_round(conn: Conn, rnd: Round, shoe: Shoe) -> None:
+    await conn.execute(
+        "UPDATE rounds SET status = $2, settled_at = $3, state = $4, shoe = $5 WHERE round_id = $1",
+        UUID(rnd.round_id),
+        rnd.status.value,
+        rnd.settled_at,
+        _encode(rnd).decode(),
+        shoes.dump(shoe),
+    )
+
+
+_SELECT = (
+    "SELECT r.state, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe FROM rounds r"
+    " JOIN game_tables t ON t.table_id = r.table_id"
+)
+
+
+def _stored(record: asyncpg.Record) -> StoredRound:
+    table_shoe = record["table_shoe"]
+    return StoredRound(
+        round=_decode(record["state"]),
+        shoe=shoes.load(record["shoe"]),
+        operator_id=record["operator_id"],
+        currency=record["currency"],
+        table_shoe_commitment=None if table_shoe is None else shoes.load(table_shoe).commitment,
+    )
+
+
+async def select_round(conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False) -> StoredRound | None:
+    """One of the operator's rounds; `lock` holds the round row (not the table's) for this transaction."""
+    suffix = " FOR UPDATE OF r" if lock else ""
+    record = await conn.fetchrow(
+        f"{_SELECT} WHERE r.round_id = $1 AND r.operator_id = $2{suffix}", round_id, operator_id
+    )
+    return None if record is None else _stored(record)
+
+
+async def claim_expired_round(conn: Conn, now: datetime) -> StoredRound | None:
+    """Lock one round whose raise window has passed and that no other replica is settling right now."""
+    record = await conn.fetchrow(
+        f"{_SELECT} WHERE r.status = 'raise_window' AND r.window_closes_at <= $1"
+        " ORDER BY r.window_closes_at LIMIT 1 FOR UPDATE OF r SKIP LOCKED",
+        now,
+    )
+    return None if record is None else _stored(record)
+
+
+class RoundFilter(msgspec.Struct, frozen=True, kw_only=True):
+    operator_id: str
+    table_id: UUID | None = None
+    player_id: str | None = None
+    status: str | None = None
+    opened_from: datetime | None = None
+    opened_to: datetime | None = None
+    before: tuple[datetime, UUID] | None = None  # the cursor: (opened_at, round_id) of the last item seen
+    limit: int = 50
+
+
+async def select_rounds(conn: Conn, f: RoundFilter) -> list[StoredRound]:
+    """Newest first, keyset-paginated on (opened_at, round_id) so pages stay stable while rounds are added."""
+    before_at, before_id = f.before if f.before is not None else (None, None)
+    records = await conn.fetch(
+        f"{_SELECT} WHERE r.operator_id = $1"
+        " AND ($2::uuid IS NULL OR r.table_id = $2)"
+        " AND ($3::text IS NULL OR r.player_ids @> ARRAY[$3::text])"
+        " AND ($4::text IS NULL OR r.status = $4)"
+        " AND ($5::timestamptz IS NULL OR r.opened_at >= $5)"
+        " AND ($6::timestamptz IS NULL OR r.opened_at < $6)"
+        " AND ($7::timestamptz IS NULL OR (r.opened_at, r.round_id) < ($7, $8::uuid))"
+        " ORDER BY r.opened_at DESC, r.round_id DESC LIMIT $9",
+        f.operator_id,
+        f.table_id,
+        f.player_id,
+        f.status,
+        f.opened_from,
+        f.opened_to,
+        before_at,
+        before_id,
+        f.limit,
+    )
+    return [_stored(r) for r in records]

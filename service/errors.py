@@ -1,0 +1,134 @@
+"""Every error becomes an RFC 9457 problem details body with a stable `code` and a `retryable` flag."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+import msgspec
+import structlog
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from paytables.game import GameError
+from paytables.rules import RuleError
+
+PROBLEM_JSON = "application/problem+json"
+log = structlog.get_logger("reddog.errors")
+
+
+class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """RFC 9457 problem details, plus our machine-readable `code` and whether a retry can succeed."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    code: str
+    retryable: bool = False
+    errors: list[dict[str, Any]] | None = None
+
+
+class ApiError(Exception):
+    """An error the API reports as problem details."""
+
+    def __init__(self, status: int, code: str, detail: str, *, retryable: bool = False) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.retryable = retryable
+
+
+TITLES = {
+    400: "Bad request",
+    401: "Unauthenticated",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+
+GAME_STATUS = {"NOT_FOUND": 404, "RAISE_EXCEEDS_ANTE": 422}  # every other game refusal is a 409 conflict
+
+
+def problem(
+    status: int, code: str, detail: str, *, retryable: bool = False, errors: list[dict[str, Any]] | None = None
+) -> Response[Problem]:
+    body = Problem(title=TITLES.get(status, "Error"), status=status, detail=detail, code=code, retryable=retryable)
+    if errors:
+        body.errors = errors
+    headers = {"Retry-After": "1"} if retryable else None
+    return Response(content=body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, "NOT_FOUND", f"{what} not found")
+
+
+def validation(detail: str) -> ApiError:
+    return ApiError(422, "VALIDATION_ERROR", detail)
+
+
+def on_api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[Problem]:
+    return problem(exc.status, exc.code, exc.detail, retryable=exc.retryable)
+
+
+def on_game_error(_: Request[Any, Any, Any], exc: GameError) -> Response[Problem]:
+    return problem(GAME_STATUS.get(exc.code, 409), exc.code, str(exc))
+
+
+def on_rule_error(_: Request[Any, Any, Any], exc: RuleError) -> Response[Problem]:
+    return problem(422, "VALIDATION_ERROR", str(exc))
+
+
+def on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
+    status = exc.status_code
+    if isinstance(exc, ValidationException) or status == 400:
+        errors = exc.extra if isinstance(exc.extra, list) else None
+        return problem(400, "VALIDATION_ERROR", _clean(exc.detail), errors=errors)
+    code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHENTICATED", 415: "UNSUPPORTED_MEDIA_TYPE"}
+    if status >= 500:
+        return on_unexpected(_, exc)
+    return problem(status, code.get(status, "CLIENT_ERROR"), _clean(exc.detail))
+
+
+def on_database_down(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    log.warning("database_unavailable", error=type(exc).__name__)
+    return problem(503, "SERVICE_UNAVAILABLE", "the database is unavailable; retry shortly", retryable=True)
+
+
+def on_unexpected(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    log.exception("unhandled_error", error=type(exc).__name__)
+    return problem(500, "INTERNAL_ERROR", "an unexpected error occurred; it has been logged", retryable=True)
+
+
+def _clean(detail: str) -> str:
+    return detail or "the request is not valid"
+
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    OSError,
+    ConnectionError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.CannotConnectNowError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.TooManyConnectionsError,
+)
+
+
+def exception_handlers() -> dict[type[Exception] | int, Any]:
+    handlers: dict[type[Exception] | int, Any] = {
+        ApiError: on_api_error,
+        GameError: on_game_error,
+        RuleError: on_rule_error,
+        HTTPException: on_http_exception,
+        Exception: on_unexpected,
+    }
+    handlers.update(dict.fromkeys(UNAVAILABLE, on_database_down))
+    return handlers

@@ -1,0 +1,88 @@
+"""structlog JSON on stdout, one summary line per request, metrics per route."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+import uuid
+from typing import Any
+
+import msgspec
+import structlog
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from service import metrics
+
+log = structlog.get_logger("reddog.http")
+
+
+def configure(level: str) -> None:
+    """JSON lines on stdout with ISO UTC timestamps; request and round ids come from contextvars."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(serializer=_dumps),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level)),
+        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        cache_logger_on_first_use=True,
+    )
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def _dumps(obj: Any, **_: Any) -> str:
+    return _encoder.encode(obj).decode()
+
+
+def request_logging(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: a request id, one log line and the HTTP metrics for every request."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        method = scope["method"]
+        structlog.contextvars.clear_contextvars()
+        request_id = _request_id(scope)
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            await app(scope, receive, send_wrapper)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = scope.get("path_template") or "unmatched"
+            metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
+            metrics.HTTP_DURATION.labels(method, route).observe(elapsed)
+            log.info(
+                "request",
+                method=scope["method"],
+                path=scope["path"],
+                status=status,
+                duration_ms=round(elapsed * 1000, 2),
+            )
+            structlog.contextvars.clear_contextvars()
+
+    return middleware
+
+
+def _request_id(scope: Scope) -> str:
+    for name, value in scope["headers"]:
+        if name == b"x-request-id" and 0 < len(value) <= 64 and value.isascii():
+            return value.decode()
+    return uuid.uuid4().hex

@@ -1,0 +1,190 @@
+"""Round use cases: load -> game core step -> persist + audit append, inside the caller's Unit."""
+
+from __future__ import annotations
+
+import uuid
+from uuid import UUID
+
+import structlog
+
+from paytables import game, loader
+from paytables.game import Decision, Round, RoundStatus, Step
+from service import metrics
+from service.api import wire
+from service.db import audit, rounds, tables
+from service.db.rounds import StoredRound
+from service.db.tables import TableRow
+from service.errors import ApiError, not_found, validation
+from service.tables import _random, retire_table_shoe
+from service.uow import CommitThenRaise, Unit
+from service.views import round_out
+from shoe import shoe as shoes
+from shoe.shoe import Shoe, ShoeError, ShoePolicy
+
+log = structlog.get_logger("reddog.rounds")
+
+
+async def open_round(unit: Unit, table_id: UUID, data: wire.CreateRound) -> wire.RoundOut:
+    """Take the antes and deal the posts; the table row lock orders rounds and the audit chain."""
+    table = await tables.select_table(unit.conn, unit.operator_id, table_id, lock=True)
+    if table is None:
+        raise not_found("table")
+    _check_bets(table, data)
+    if table.status != "open":
+        raise ApiError(409, "TABLE_CLOSED", "the table is closed to new rounds")
+    forced = tuple(data.forced_cards or ())
+    if forced and (table.mode != "test" or not unit.settings.allow_test_tables):
+        raise ApiError(403, "FORCED_CARDS_NOT_ALLOWED", "forced cards are accepted only on a test table")
+    shoe, events = await _shoe_for_round(unit, table, forced)
+    round_id = str(uuid.uuid4())
+    structlog.contextvars.bind_contextvars(round_id=round_id)
+    step = game.open_round(
+        round_id=round_id,
+        table_id=str(table.table_id),
+        paytable=loader.get(table.paytable_id),
+        shoe=shoe,
+        antes=[(b.player_id, b.ante) for b in data.bets],
+        now=unit.now,
+        window_seconds=table.raise_window_seconds,
+        test=table.mode == "test",
+    )
+    await rounds.insert_round(unit.conn, step.round, step.shoe, unit.operator_id)
+    if table.shoe_policy == ShoePolicy.CUT_CARD:
+        active = None if step.round.status is RoundStatus.SETTLED else UUID(round_id)
+        await tables.update_table_shoe(unit.conn, table.table_id, shoes.dump(step.shoe), active)
+    await audit.append_events(unit.conn, table.table_id, (*events, *step.events), test=step.round.test, now=unit.now)
+    _after_step(unit, table.currency, step)
+    return round_out(step.round, step.shoe, step.shoe.commitment if step.shoe.cut_position is not None else None)
+
+
+def _check_bets(table: TableRow, data: wire.CreateRound) -> None:
+    if len(data.bets) > table.max_bets:
+        raise ApiError(422, "BET_LIMIT", f"this table takes at most {table.max_bets} bets a round")
+    for bet in data.bets:
+        if not table.min_ante <= bet.ante <= table.max_ante:
+            raise ApiError(422, "BET_LIMIT", f"ante {bet.ante} is outside {table.min_ante}..{table.max_ante}")
+    if len({b.player_id for b in data.bets}) != len(data.bets):
+        raise validation("each player may place one bet a round")
+
+
+async def _shoe_for_round(unit: Unit, table: TableRow, forced: tuple[str, ...]) -> tuple[Shoe, list[game.Event]]:
+    """A fresh committed shoe per round, or the table's cut-card shoe (replaced once the cut card is out)."""
+    events: list[game.Event] = []
+    policy = ShoePolicy(table.shoe_policy)
+    if policy is ShoePolicy.CUT_CARD:
+        if table.active_round_id is not None:
+            raise ApiError(409, "ROUND_IN_PROGRESS", "a cut-card table plays one round at a time")
+        data = await tables.select_table_shoe(unit.conn, table.table_id)
+        current = None if data is None else shoes.load(data)
+        if current is not None and not forced and not current.needs_reshuffle():
+            return current, events
+        if current is not None:
+            events.extend(game.reveal_events(current))
+    try:
+        shoe = shoes.new_shoe(table.decks, _random, policy=policy, penetration=table.penetration or 75, forced=forced)
+    except ShoeError as exc:
+        raise validation(str(exc)) from None
+    events.extend(game.shuffled_events(shoe, policy=policy.value))
+    return shoe, events
+
+
+async def decide(unit: Unit, round_id: UUID, data: wire.DecisionIn) -> wire.RoundOut:
+    stored = await _locked_round(unit, round_id)
+    paytable = loader.get(stored.round.paytable_id)
+    if game.is_expired(stored.round, unit.now):
+        await _persist(unit, stored, game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout"))
+        raise CommitThenRaise(game.RaiseWindowClosed(f"the raise window of round {round_id} closed"))
+    action = Decision(data.action)
+    step = game.decide(
+        stored.round, stored.shoe, paytable, bet_id=data.bet_id, action=action, amount=data.amount, now=unit.now
+    )
+    return await _persist(unit, stored, step)
+
+
+async def close_round(unit: Unit, round_id: UUID) -> wire.RoundOut:
+    """The dealer closes the raise window now; undecided bets call."""
+    stored = await _locked_round(unit, round_id)
+    by = "timeout" if game.is_expired(stored.round, unit.now) else "dealer"
+    paytable = loader.get(stored.round.paytable_id)
+    return await _persist(unit, stored, game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by=by))
+
+
+async def void_round(unit: Unit, round_id: UUID, data: wire.VoidIn) -> wire.RoundOut:
+    stored = await _locked_round(unit, round_id)
+    if game.is_expired(stored.round, unit.now):
+        paytable = loader.get(stored.round.paytable_id)
+        await _persist(unit, stored, game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout"))
+        raise CommitThenRaise(game.NotInRaiseWindow(f"round {round_id} settled when its raise window closed"))
+    return await _persist(unit, stored, game.void_round(stored.round, stored.shoe, reason=data.reason, now=unit.now))
+
+
+async def get_round(unit: Unit, round_id: UUID) -> wire.RoundOut:
+    """A read; a round whose window has passed is settled first, so nobody sees a stale open window."""
+    stored = await rounds.select_round(unit.conn, unit.operator_id, round_id)
+    if stored is None:
+        raise not_found("round")
+    if not game.is_expired(stored.round, unit.now):
+        return round_out(stored.round, stored.shoe, stored.table_shoe_commitment)
+    return await settle_expired(unit, await _locked_round(unit, round_id))
+
+
+async def settle_expired(unit: Unit, stored: StoredRound) -> wire.RoundOut:
+    """Settle a locked round whose deadline passed (re-checked under the lock: another replica may have won)."""
+    if not game.is_expired(stored.round, unit.now):
+        return round_out(stored.round, stored.shoe, stored.table_shoe_commitment)
+    paytable = loader.get(stored.round.paytable_id)
+    step = game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout")
+    return await _persist(unit, stored, step)
+
+
+async def list_rounds(unit: Unit, f: rounds.RoundFilter) -> list[StoredRound]:
+    return await rounds.select_rounds(unit.conn, f)
+
+
+async def _locked_round(unit: Unit, round_id: UUID) -> StoredRound:
+    structlog.contextvars.bind_contextvars(round_id=str(round_id))
+    stored = await rounds.select_round(unit.conn, unit.operator_id, round_id, lock=True)
+    if stored is None:
+        raise not_found("round")
+    return stored
+
+
+async def _persist(unit: Unit, stored: StoredRound, step: Step) -> wire.RoundOut:
+    """Write the round, give a cut-card shoe back to its table when the round ends, append the audit records."""
+    rnd = step.round
+    table_id = UUID(rnd.table_id)
+    await rounds.update_round(unit.conn, rnd, step.shoe)
+    events = list(step.events)
+    table_commitment = stored.table_shoe_commitment
+    if step.shoe.cut_position is not None and rnd.status is not RoundStatus.RAISE_WINDOW:
+        events.extend(await _return_cut_card_shoe(unit, table_id, step.shoe))
+        table_commitment = None if events[-1].kind == "shoe_revealed" else step.shoe.commitment
+    await audit.append_events(unit.conn, table_id, events, test=rnd.test, now=unit.now)
+    _after_step(unit, stored.currency, step)
+    return round_out(rnd, step.shoe, table_commitment)
+
+
+async def _return_cut_card_shoe(unit: Unit, table_id: UUID, shoe: Shoe) -> tuple[game.Event, ...]:
+    status = await tables.lock_table_status(unit.conn, table_id)  # a close may have raced this round
+    await tables.update_table_shoe(unit.conn, table_id, shoes.dump(shoe), None)
+    return await retire_table_shoe(unit, table_id) if status == "closed" else ()
+
+
+def _after_step(unit: Unit, currency: str, step: Step) -> None:
+    rnd: Round = step.round
+    if rnd.status is RoundStatus.RAISE_WINDOW:
+        return
+
+    def record() -> None:
+        metrics.record_round(rnd, currency)
+        log.info(
+            "round_settled",
+            round_id=rnd.round_id,
+            status=rnd.status.value,
+            outcome=rnd.outcome,
+            bets=len(rnd.bets),
+            net=sum(b.net or 0 for b in rnd.bets),
+            test=rnd.test,
+        )
+
+    unit.after_commit.append(record)

@@ -1,0 +1,110 @@
+"""One frozen settings object, built once from RD_* environment variables and passed down."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import msgspec
+
+DEV_OPERATORS = "demo:demo-secret"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names the variable."""
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    env: str = "development"
+    operators: dict[str, str] = msgspec.field(default_factory=lambda: {"demo": "demo-secret"})
+    allow_test_tables: bool = False
+    log_level: str = "INFO"
+    workers: int = 1
+    pool_min_size: int = 2
+    pool_max_size: int = 10
+    idempotency_retention_days: int = 120
+    signature_tolerance_seconds: int = 300
+    sweep_interval_seconds: float = 1.0
+    data_dir: str = ".data"
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the settings from the environment; a bad value fails here, at start-up, naming the variable."""
+    env = os.environ if environ is None else environ
+    rd_env = env.get("RD_ENV", "development")
+    operators_text = env.get("RD_OPERATORS", DEV_OPERATORS)
+    operators = parse_operators(operators_text)
+    if rd_env == "production" and operators_text == DEV_OPERATORS:
+        raise SettingsError("RD_OPERATORS: the demo operator credentials are refused when RD_ENV=production")
+    pool_min = _int(env, "RD_POOL_MIN_SIZE", 2, 1, 100)
+    settings = Settings(
+        database_url=env.get("DATABASE_URL") or None,
+        host=env.get("RD_HOST", "127.0.0.1"),
+        port=_int(env, "RD_PORT", 8000, 1, 65535),
+        env=rd_env,
+        operators=operators,
+        allow_test_tables=_bool(env, "RD_ALLOW_TEST_TABLES", False),
+        log_level=_choice(env, "RD_LOG_LEVEL", "INFO", LOG_LEVELS),
+        workers=_int(env, "RD_WORKERS", 1, 1, 64),
+        pool_min_size=pool_min,
+        pool_max_size=_int(env, "RD_POOL_MAX_SIZE", max(10, pool_min), pool_min, 500),
+        idempotency_retention_days=_int(env, "RD_IDEMPOTENCY_RETENTION_DAYS", 120, 1, 3650),
+        data_dir=env.get("RD_DATA_DIR", ".data"),
+    )
+    if settings.allow_test_tables and settings.production:
+        raise SettingsError("RD_ALLOW_TEST_TABLES: test tables are refused when RD_ENV=production")
+    return settings
+
+
+def parse_operators(text: str) -> dict[str, str]:
+    """`id:secret` pairs, comma separated."""
+    operators: dict[str, str] = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        op_id, sep, secret = pair.partition(":")
+        if not sep or not op_id or not secret:
+            raise SettingsError(f"RD_OPERATORS: expected id:secret pairs, got {pair.split(':')[0]!r}...")
+        if op_id in operators:
+            raise SettingsError(f"RD_OPERATORS: operator {op_id!r} is listed twice")
+        operators[op_id] = secret
+    if not operators:
+        raise SettingsError("RD_OPERATORS: at least one id:secret pair is needed")
+    return operators
+
+
+def _int(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    text = env.get(name)
+    if text is None or text == "":
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise SettingsError(f"{name}: expected a whole number, got {text!r}") from None
+    if not low <= value <= high:
+        raise SettingsError(f"{name}: must be {low}..{high}, got {value}")
+    return value
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    text = env.get(name, "").strip().lower()
+    if text == "":
+        return default
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name}: expected true or false, got {text!r}")
+
+
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env.get(name, default).upper()
+    if value not in choices:
+        raise SettingsError(f"{name}: must be one of {', '.join(choices)}, got {value!r}")
+    return value

@@ -1,0 +1,106 @@
+"""Fixtures shared by the integration and API tests: one fresh database per run, one operator per test."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import asyncpg
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from audit.chain import verify
+from service.app import create_app
+from service.db import audit
+from service.db.migrate import apply_migrations
+from service.settings import Settings
+from tests.support.client import Signed
+from tests.support.database import fresh_database_name, server_url, with_database
+
+
+@pytest.fixture(scope="session")
+def database_server() -> Iterator[str]:
+    with server_url() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+async def database_url(database_server: str) -> AsyncIterator[str]:
+    """A fresh database for this run, migrated; every audit chain in it must verify when the run ends."""
+    name = fresh_database_name()
+    admin = await asyncpg.connect(database_server)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    url = with_database(database_server, name)
+    conn = await asyncpg.connect(url)
+    await apply_migrations(conn)
+    await conn.close()
+    try:
+        yield url
+        await _assert_every_chain_verifies(url)
+    finally:
+        if not os.environ.get("KEEP_TEST_DB"):
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def _assert_every_chain_verifies(url: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        for table_id in await audit.select_table_ids(conn):
+            report = verify(await audit.select_chain(conn, table_id), table_id=str(table_id))
+            assert report.ok, f"audit chain of table {table_id} is broken: {report.error}"
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[asyncpg.Connection]:
+    conn = await asyncpg.connect(database_url)
+    yield conn
+    await conn.close()
+
+
+def make_settings(database_url: str, **overrides: Any) -> Settings:
+    """Settings with a fresh operator, so each test sees only its own tables and rounds."""
+    operator = f"op-{secrets.token_hex(6)}"
+    values: dict[str, Any] = {
+        "database_url": database_url,
+        "operators": {operator: f"secret-{secrets.token_hex(8)}", "other": "other-secret"},
+        "allow_test_tables": True,
+        "log_level": "WARNING",
+        "pool_min_size": 1,
+        "pool_max_size": 8,
+    }
+    return Settings(**{**values, **overrides})
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return make_settings(database_url)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Litestar:
+    return create_app(settings, sweep=False)
+
+
+@pytest.fixture
+async def http(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    async with AsyncTestClient(app=app) as client:
+        yield client
+
+
+@pytest.fixture
+def api(http: AsyncTestClient[Litestar], settings: Settings) -> Signed:
+    """The test's own operator, signing every request."""
+    operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
+    return Signed(http, operator, secret)
+
+
+@pytest.fixture
+def other_api(http: AsyncTestClient[Litestar], settings: Settings) -> Signed:
+    """A second operator on the same server, to prove tenants never see each other."""
+    return Signed(http, "other", settings.operators["other"])
