@@ -18,6 +18,7 @@ from service import logs, sweeper
 from service.api import paytables as paytable_routes
 from service.api import rounds as round_routes
 from service.api import tables as table_routes
+from service.api.docs import SIGNATURE_HEADERS
 from service.auth import authenticate
 from service.errors import exception_handlers
 from service.settings import Settings
@@ -54,6 +55,7 @@ def create_app(settings: Settings, *, sweep: bool = True) -> Litestar:
         path="/v1",
         route_handlers=[*table_routes.handlers, *round_routes.handlers],
         before_request=authenticate,
+        parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
         tags=["rounds and tables"],
     )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter
 
 from service.errors import PROBLEM_JSON, Problem
 
@@ -30,3 +31,35 @@ def responses(status: int, model: Any, *errors: int, description: str = "Success
 
 
 SIGNED = (400, 401)
+
+
+# Documented here so the schema shows them; `service.auth.authenticate` checks them before anything else runs.
+SIGNATURE_HEADERS = {
+    "x_operator_id": HeaderParameter(
+        annotation=str, name="X-Operator-Id", description="the operator's id", max_length=128
+    ),
+    "x_timestamp": HeaderParameter(
+        annotation=str,
+        name="X-Timestamp",
+        description="unix seconds; refused when more than 300 s from the server clock",
+    ),
+    "x_signature": HeaderParameter(
+        annotation=str,
+        name="X-Signature",
+        description="lowercase hex HMAC-SHA256 with the operator secret over "
+        "timestamp + '\\n' + METHOD + '\\n' + path_with_query + '\\n' + raw_body",
+        min_length=64,
+        max_length=64,
+    ),
+}
+# A handler parameter (not a layered one) so the schema lists it on every POST; authenticate() checks it first.
+IdempotencyKey = Annotated[
+    str,
+    HeaderParameter(
+        name="Idempotency-Key",
+        description="1-128 printable characters, scoped to the operator; a retry with the same key and request "
+        "returns the first reply byte for byte (header Idempotent-Replayed: true)",
+        min_length=1,
+        max_length=128,
+    ),
+]

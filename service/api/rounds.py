@@ -14,7 +14,7 @@ from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from paytables.game import Round
 from service import rounds
 from service.api import wire
-from service.api.docs import SIGNED, responses
+from service.api.docs import SIGNED, IdempotencyKey, responses
 from service.api.reply import read, reply, write
 from service.db.rounds import RoundFilter
 from service.errors import ApiError
@@ -29,7 +29,10 @@ from service.views import round_out
     summary="Open a round: take the antes, deal the two posts",
 )
 async def create_round(
-    request: Request[Any, Any, Any], table_id: FromPath[UUID], data: JSONBody[wire.CreateRound]
+    request: Request[Any, Any, Any],
+    table_id: FromPath[UUID],
+    data: JSONBody[wire.CreateRound],
+    idempotency_key: IdempotencyKey,
 ) -> Response[bytes]:
     return reply(await write(request, 201, lambda unit: rounds.open_round(unit, table_id, data)))
 
@@ -41,7 +44,10 @@ async def create_round(
     summary="A player's raise or call; the last one deals the third card and settles",
 )
 async def decide(
-    request: Request[Any, Any, Any], round_id: FromPath[UUID], data: JSONBody[wire.DecisionIn]
+    request: Request[Any, Any, Any],
+    round_id: FromPath[UUID],
+    data: JSONBody[wire.DecisionIn],
+    idempotency_key: IdempotencyKey,
 ) -> Response[bytes]:
     return reply(await write(request, 200, lambda unit: rounds.decide(unit, round_id, data)))
 
@@ -52,7 +58,9 @@ async def decide(
     responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
     summary="The dealer closes the raise window now; undecided bets call",
 )
-async def close_round(request: Request[Any, Any, Any], round_id: FromPath[UUID]) -> Response[bytes]:
+async def close_round(
+    request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
+) -> Response[bytes]:
     return reply(await write(request, 200, lambda unit: rounds.close_round(unit, round_id)))
 
 
@@ -63,7 +71,10 @@ async def close_round(request: Request[Any, Any, Any], round_id: FromPath[UUID])
     summary="Void an unsettled round: every stake is refunded",
 )
 async def void_round(
-    request: Request[Any, Any, Any], round_id: FromPath[UUID], data: JSONBody[wire.VoidIn]
+    request: Request[Any, Any, Any],
+    round_id: FromPath[UUID],
+    data: JSONBody[wire.VoidIn],
+    idempotency_key: IdempotencyKey,
 ) -> Response[bytes]:
     return reply(await write(request, 200, lambda unit: rounds.void_round(unit, round_id, data)))
 

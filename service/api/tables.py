@@ -10,7 +10,7 @@ from litestar.params import FromPath, JSONBody
 
 from service import tables
 from service.api import wire
-from service.api.docs import SIGNED, responses
+from service.api.docs import SIGNED, IdempotencyKey, responses
 from service.api.reply import read, reply, write
 
 
@@ -20,7 +20,9 @@ from service.api.reply import read, reply, write
     responses=responses(201, wire.TableOut, *SIGNED, 403, 409, 422),
     summary="Open a table",
 )
-async def create_table(request: Request[Any, Any, Any], data: JSONBody[wire.CreateTable]) -> Response[bytes]:
+async def create_table(
+    request: Request[Any, Any, Any], data: JSONBody[wire.CreateTable], idempotency_key: IdempotencyKey
+) -> Response[bytes]:
     return reply(await write(request, 201, lambda unit: tables.create_table(unit, data)))
 
 
@@ -40,7 +42,9 @@ async def get_table(request: Request[Any, Any, Any], table_id: FromPath[UUID]) -
     responses=responses(200, wire.TableOut, *SIGNED, 404, 409),
     summary="Close a table: no new rounds; rounds in flight finish",
 )
-async def close_table(request: Request[Any, Any, Any], table_id: FromPath[UUID]) -> Response[bytes]:
+async def close_table(
+    request: Request[Any, Any, Any], table_id: FromPath[UUID], idempotency_key: IdempotencyKey
+) -> Response[bytes]:
     return reply(await write(request, 200, lambda unit: tables.close_table(unit, table_id)))
 
 
