@@ -73,7 +73,25 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
             )
         digest = hashlib.sha256(f"{request.method}\n{target}\n".encode() + body).digest()
         caller = Caller(operator_id=operator_id, idempotency_key=key, request_hash=digest)
+        check_body(request, body)
     request.state.caller = caller
+
+
+def check_body(request: Request[Any, Any, Any], body: bytes) -> None:
+    """Decode the body strictly before Litestar's lenient pass would turn "10" or 10.0 into an integer amount."""
+    field = request.route_handler.parsed_data_field
+    if field is None:
+        return
+    try:
+        msgspec.json.decode(body, type=field.annotation, strict=True)
+    except msgspec.ValidationError as exc:
+        message, _, where = str(exc).partition(" - at `")
+        key = where.rstrip("`").removeprefix("$.") or "body"
+        raise ApiError(
+            400, "VALIDATION_ERROR", f"{key}: {message}", errors=[{"message": message, "key": key}]
+        ) from None
+    except msgspec.DecodeError as exc:
+        raise ApiError(400, "VALIDATION_ERROR", f"the body is not valid JSON: {exc}") from None
 
 
 def caller_of(request: Request[Any, Any, Any]) -> Caller:

@@ -32,12 +32,21 @@ class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
 class ApiError(Exception):
     """An error the API reports as problem details."""
 
-    def __init__(self, status: int, code: str, detail: str, *, retryable: bool = False) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        retryable: bool = False,
+        errors: list[dict[str, Any]] | None = None,
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
         self.retryable = retryable
+        self.errors = errors
 
 
 TITLES = {
@@ -75,7 +84,7 @@ def validation(detail: str) -> ApiError:
 
 
 def on_api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[Problem]:
-    return problem(exc.status, exc.code, exc.detail, retryable=exc.retryable)
+    return problem(exc.status, exc.code, exc.detail, retryable=exc.retryable, errors=exc.errors)
 
 
 def on_game_error(_: Request[Any, Any, Any], exc: GameError) -> Response[Problem]:
