@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
 
 import asyncpg
@@ -12,7 +13,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import logs, sweeper
 from service.api import paytables as paytable_routes
@@ -105,7 +106,11 @@ async def ready(state: State) -> Response[dict[str, str]]:
 
 @get("/metrics", include_in_schema=False, media_type=MediaType.TEXT)
 async def metrics() -> Response[bytes]:
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    registry = CollectorRegistry()  # several workers: add up every worker's files
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
 
 def app_from_env() -> Litestar:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 from service.settings import Settings, SettingsError, from_env
@@ -70,6 +72,8 @@ def cmd_serve(_: argparse.Namespace) -> int:
     url, _server = database_url(settings)
     asyncio.run(migrate(url))
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
+    if settings.workers > 1:
+        _prometheus_multiprocess_dir(settings)
     ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
     print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
     print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
@@ -83,6 +87,14 @@ def cmd_serve(_: argparse.Namespace) -> int:
         access_log=False,
     )
     return 0
+
+
+def _prometheus_multiprocess_dir(settings: Settings) -> None:
+    """Several workers: each writes its metrics to files that /metrics adds up (prometheus-client's rule)."""
+    folder = Path(settings.data_dir, "prometheus")
+    shutil.rmtree(folder, ignore_errors=True)  # counts from a previous run must not carry over
+    folder.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder.resolve())
 
 
 def cmd_play(args: argparse.Namespace) -> int:
