@@ -15,7 +15,7 @@ from service.db import audit, rounds, tables
 from service.db.rounds import StoredRound
 from service.db.tables import TableRow
 from service.errors import ApiError, not_found, validation
-from service.tables import _random, retire_table_shoe
+from service.shoes import shuffle
 from service.uow import CommitThenRaise, Unit
 from service.views import round_out
 from shoe import shoe as shoes
@@ -81,7 +81,7 @@ async def _shoe_for_round(unit: Unit, table: TableRow, forced: tuple[str, ...]) 
         if current is not None:
             events.extend(game.reveal_events(current))
     try:
-        shoe = shoes.new_shoe(table.decks, _random, policy=policy, penetration=table.penetration or 75, forced=forced)
+        shoe = shuffle(table.decks, policy, table.penetration, forced)
     except ShoeError as exc:
         raise validation(str(exc)) from None
     events.extend(game.shuffled_events(shoe, policy=policy.value))
@@ -157,17 +157,21 @@ async def _persist(unit: Unit, stored: StoredRound, step: Step) -> wire.RoundOut
     events = list(step.events)
     table_commitment = stored.table_shoe_commitment
     if step.shoe.cut_position is not None and rnd.status is not RoundStatus.RAISE_WINDOW:
-        events.extend(await _return_cut_card_shoe(unit, table_id, step.shoe))
-        table_commitment = None if events[-1].kind == "shoe_revealed" else step.shoe.commitment
+        retired = await _return_cut_card_shoe(unit, table_id, step.shoe)
+        events.extend(retired)
+        table_commitment = None if retired else step.shoe.commitment
     await audit.append_events(unit.conn, table_id, events, test=rnd.test, now=unit.now)
     _after_step(unit, stored.currency, step)
     return round_out(rnd, step.shoe, table_commitment)
 
 
 async def _return_cut_card_shoe(unit: Unit, table_id: UUID, shoe: Shoe) -> tuple[game.Event, ...]:
-    status = await tables.lock_table_status(unit.conn, table_id)  # a close may have raced this round
+    """The round is over: the table gets its shoe back, or, once the table has closed, the shoe retires."""
+    if await tables.lock_table_status(unit.conn, table_id) == "closed":  # a close may have raced this round
+        await tables.update_table_shoe(unit.conn, table_id, None, None)
+        return game.reveal_events(shoe)
     await tables.update_table_shoe(unit.conn, table_id, shoes.dump(shoe), None)
-    return await retire_table_shoe(unit, table_id) if status == "closed" else ()
+    return ()
 
 
 def _after_step(unit: Unit, currency: str, step: Step) -> None:

@@ -14,14 +14,11 @@ from service.api import wire
 from service.db import audit, tables
 from service.db.tables import TableRow
 from service.errors import ApiError, not_found, validation
+from service.shoes import DEFAULT_PENETRATION, shuffle
 from service.uow import Unit
 from service.views import table_out
 from shoe import shoe as shoes
-from shoe.random_source import OsRandom
 from shoe.shoe import ShoePolicy
-
-DEFAULT_PENETRATION = 75
-_random = OsRandom()  # the OS CSPRNG: the only source a production shoe is ever shuffled with
 
 
 def released_paytable(paytable_id: str) -> Paytable:
@@ -62,7 +59,7 @@ async def create_table(unit: Unit, data: wire.CreateTable) -> wire.TableOut:
     events = [_created_event(table)]
     shoe_bytes = None
     if penetration is not None:
-        shoe = shoes.new_shoe(table.decks, _random, policy=policy, penetration=penetration)
+        shoe = shuffle(table.decks, policy, penetration)
         shoe_bytes = shoes.dump(shoe)
         events.extend(shuffled_events(shoe, policy=policy.value))
     await tables.insert_table(unit.conn, table, shoe_bytes)
