@@ -25,7 +25,7 @@ class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
     status: int
     detail: str
     code: str
-    retryable: bool = False
+    retryable: bool  # no default: omit_defaults would drop `"retryable": false`, and clients rely on the field
     errors: list[dict[str, Any]] | None = None
 
 

@@ -30,7 +30,9 @@ def configure(level: str) -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level)),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
-        cache_logger_on_first_use=True,
+        # Not cached: a cached logger keeps the first create_app's level and stream for the whole process, so a
+        # second app (tests, another set of settings) would silently log at the first one's level.
+        cache_logger_on_first_use=False,
     )
 
 
