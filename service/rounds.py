@@ -120,6 +120,7 @@ async def void_round(unit: Unit, round_id: UUID, data: wire.VoidIn) -> wire.Roun
 
 async def get_round(unit: Unit, round_id: UUID) -> wire.RoundOut:
     """A read; a round whose window has passed is settled first, so nobody sees a stale open window."""
+    structlog.contextvars.bind_contextvars(round_id=str(round_id))  # the request log line names the round
     stored = await rounds.select_round(unit.conn, unit.operator_id, round_id)
     if stored is None:
         raise not_found("round")
