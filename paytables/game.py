@@ -200,10 +200,12 @@ def void_round(rnd: Round, shoe: Shoe, *, reason: str, now: datetime) -> Step:
 
 def check_open(rnd: Round, now: datetime) -> None:
     """Refuse a decision unless the round's raise window is open now."""
+    closes = rnd.raise_window_closes_at
+    if closes is not None and now >= closes:
+        # Checked first: a late decision gets one answer, whether or not a sweeper settled the round already.
+        raise RaiseWindowClosed(f"the raise window of round {rnd.round_id} closed")
     if rnd.status is not RoundStatus.RAISE_WINDOW:
         raise NotInRaiseWindow(f"round {rnd.round_id} is {rnd.status}")
-    if is_expired(rnd, now):
-        raise RaiseWindowClosed(f"the raise window of round {rnd.round_id} closed")
 
 
 def is_expired(rnd: Round, now: datetime) -> bool:

@@ -1,0 +1,41 @@
+"""The real app served in the test's own event loop, so concurrent requests really run concurrently.
+
+Litestar's AsyncTestClient runs the app in a portal thread and blocks the caller's loop for each request, so
+`asyncio.gather` over it sends one request at a time, and the pool it opens belongs to another loop. Racing tests
+need neither: here the lifespan runs in this loop and httpx's ASGI transport handles requests side by side.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+import asyncpg
+import httpx
+import msgspec
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from service.app import create_app
+from service.settings import Settings
+from tests.support.client import Signed
+
+
+class Live(msgspec.Struct, frozen=True, kw_only=True):
+    """One running app instance: a signed client for the settings' first operator, and the instance's own pool."""
+
+    api: Signed
+    pool: asyncpg.Pool
+    app: Litestar
+
+
+@contextlib.asynccontextmanager
+async def live(settings: Settings, *, sweep: bool = False) -> AsyncIterator[Live]:
+    app = create_app(settings, sweep=sweep)
+    operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]  # Litestar types ASGI scopes as TypedDicts
+    async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://testserver.local") as client:
+        # Signed uses only the httpx.AsyncClient API, which AsyncTestClient inherits.
+        signed = Signed(cast("AsyncTestClient[Any]", client), operator, secret)
+        yield Live(api=signed, pool=app.state.pool, app=app)

@@ -1,0 +1,45 @@
+"""A private database for tests that must see every row in it: sweeps count rounds, migrations race on it."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import asyncpg
+
+from audit.chain import verify
+from service.db import Conn, audit
+from service.db.migrate import apply_migrations
+from tests.support.database import fresh_database_name, with_database
+
+
+@contextlib.asynccontextmanager
+async def scratch_database(server_url: str, *, migrate: bool = True) -> AsyncIterator[str]:
+    """Create a database on the test server (migrated unless asked not to), yield its URL, drop it afterwards."""
+    name = fresh_database_name()
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = with_database(server_url, name)
+        try:
+            if migrate:
+                conn = await asyncpg.connect(url)
+                try:
+                    await apply_migrations(conn)
+                finally:
+                    await conn.close()
+            yield url
+        finally:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+async def broken_chains(conn: Conn) -> dict[str, str | None]:
+    """Every table whose audit chain does not verify, with what is wrong with it."""
+    broken: dict[str, str | None] = {}
+    for table_id in await audit.select_table_ids(conn):
+        report = verify(await audit.select_chain(conn, table_id), table_id=str(table_id))
+        if not report.ok:
+            broken[str(table_id)] = report.error
+    return broken
