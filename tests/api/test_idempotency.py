@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -155,18 +154,6 @@ async def test_a_refused_request_repeated_with_its_key_is_refused_the_same_way(
     problem(first, 422, "BET_LIMIT")
     assert (again.status_code, again.content) == (first.status_code, first.content)
     assert await fingerprint(db, api.operator_id) == before
-
-
-async def test_concurrent_requests_with_one_key_open_one_round_and_all_get_its_reply(
-    api: Signed, db: asyncpg.Connection
-) -> None:
-    table = await api.table(mode="test")
-    path = f"/v1/tables/{table['table_id']}/rounds"
-    responses = await asyncio.gather(*(api.post(path, SPREAD, key="racing") for _ in range(8)))
-    assert {r.status_code for r in responses} == {201}
-    assert len({r.content for r in responses}) == 1
-    assert sum("idempotent-replayed" not in r.headers for r in responses) == 1
-    assert (await counts(db, api.operator_id))["rounds"] == 1
 
 
 POSTS = {
