@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sys
 import time
 import uuid
 from typing import Any
@@ -29,7 +28,8 @@ def configure(level: str) -> None:
             structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level)),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        # No fixed stream: each logger takes sys.stdout when it is made, so a replaced stdout (tests) is followed.
+        logger_factory=structlog.PrintLoggerFactory(),
         # Not cached: a cached logger keeps the first create_app's level and stream for the whole process, so a
         # second app (tests, another set of settings) would silently log at the first one's level.
         cache_logger_on_first_use=False,

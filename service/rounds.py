@@ -16,7 +16,7 @@ from service.db.rounds import StoredRound
 from service.db.tables import TableRow
 from service.errors import ApiError, not_found, validation
 from service.shoes import shuffle
-from service.uow import CommitThenRaise, Unit
+from service.uow import CommitThenRaise, Unit, utcnow
 from service.views import round_out
 from shoe import shoe as shoes
 from shoe.shoe import Shoe, ShoeError, ShoePolicy
@@ -147,6 +147,7 @@ async def _locked_round(unit: Unit, round_id: UUID) -> StoredRound:
     stored = await rounds.select_round(unit.conn, unit.operator_id, round_id, lock=True)
     if stored is None:
         raise not_found("round")
+    unit.now = utcnow()  # read the clock again: waiting for the lock may have carried us past the deadline
     return stored
 
 

@@ -82,11 +82,23 @@ async def select_round(conn: Conn, operator_id: str, round_id: UUID, *, lock: bo
     return None if record is None else _stored(record)
 
 
-async def claim_expired_round(conn: Conn, now: datetime) -> StoredRound | None:
-    """Lock one round whose raise window has passed and that no other replica is settling right now."""
+async def select_expired_round_ids(conn: Conn, now: datetime, limit: int) -> list[UUID]:
+    """Rounds whose raise window has passed, oldest deadline first (not locked: claim each in its own transaction)."""
+    records = await conn.fetch(
+        "SELECT round_id FROM rounds WHERE status = 'raise_window' AND window_closes_at <= $1"
+        " ORDER BY window_closes_at LIMIT $2",
+        now,
+        limit,
+    )
+    return [r["round_id"] for r in records]
+
+
+async def claim_expired_round(conn: Conn, round_id: UUID, now: datetime) -> StoredRound | None:
+    """Lock the round if it is still expired and no other replica is settling it right now (SKIP LOCKED)."""
     record = await conn.fetchrow(
-        f"{_SELECT} WHERE r.status = 'raise_window' AND r.window_closes_at <= $1"
-        " ORDER BY r.window_closes_at LIMIT 1 FOR UPDATE OF r SKIP LOCKED",
+        f"{_SELECT} WHERE r.round_id = $1 AND r.status = 'raise_window' AND r.window_closes_at <= $2"
+        " FOR UPDATE OF r SKIP LOCKED",
+        round_id,
         now,
     )
     return None if record is None else _stored(record)

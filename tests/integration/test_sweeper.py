@@ -127,3 +127,26 @@ async def test_the_background_sweeper_settles_an_expired_round_that_no_request_t
         (p["action"], p["by"]) for kind, _, p in await round_records(db, rnd["round_id"]) if kind == "decision"
     ]
     assert decisions == [("raise", "player"), ("timeout_call", "timeout")]
+
+
+async def test_a_round_that_fails_to_settle_does_not_stop_the_sweeper_settling_the_others(
+    settings: Settings, db: asyncpg.Connection
+) -> None:
+    async with live(settings) as server:
+        poisoned = await expiring_round(server.api)
+        healthy = await expiring_round(server.api)
+        # A stored round naming a paytable that was never released cannot settle; it must not block the rest.
+        await db.execute(
+            "UPDATE rounds SET state = jsonb_set(state, '{paytable_id}', '\"withdrawn/v9\"') WHERE round_id = $1",
+            UUID(poisoned["round_id"]),
+        )
+        await wait_until_expired(healthy)
+        assert await sweep(server.pool, settings) == 1
+        statuses = dict(await db.fetch("SELECT round_id::text, status FROM rounds"))
+        assert (statuses[poisoned["round_id"]], statuses[healthy["round_id"]]) == ("raise_window", "settled")
+        # Repair the round: the next pass settles it, so nothing is lost for good.
+        await db.execute(
+            "UPDATE rounds SET state = jsonb_set(state, '{paytable_id}', '\"standard/v1\"') WHERE round_id = $1",
+            UUID(poisoned["round_id"]),
+        )
+        assert await sweep(server.pool, settings) == 1

@@ -4,6 +4,9 @@ BEGIN
     IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'reddog_app') THEN
         CREATE ROLE reddog_app NOLOGIN;
     END IF;
+EXCEPTION
+    -- Roles belong to the whole server: another database migrating at the same moment may have just made it.
+    WHEN duplicate_object OR unique_violation THEN NULL;
 END;
 $$;
 GRANT SELECT, INSERT, UPDATE, DELETE ON game_tables, rounds, idempotency_keys TO reddog_app;
