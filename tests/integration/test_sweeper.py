@@ -142,7 +142,7 @@ async def test_a_round_that_fails_to_settle_does_not_stop_the_sweeper_settling_t
         )
         await wait_until_expired(healthy)
         assert await sweep(server.pool, settings) == 1
-        statuses = dict(await db.fetch("SELECT round_id::text, status FROM rounds"))
+        statuses = {r["round_id"]: r["status"] for r in await db.fetch("SELECT round_id::text, status FROM rounds")}
         assert (statuses[poisoned["round_id"]], statuses[healthy["round_id"]]) == ("raise_window", "settled")
         # Repair the round: the next pass settles it, so nothing is lost for good.
         await db.execute(
