@@ -26,9 +26,10 @@ log = structlog.get_logger("reddog.rounds")
 
 async def open_round(unit: Unit, table_id: UUID, data: wire.CreateRound) -> wire.RoundOut:
     """Take the antes and deal the posts; the table row lock orders rounds and the audit chain."""
-    table = await tables.select_table(unit.conn, unit.operator_id, table_id, lock=True)
-    if table is None:
+    locked = await tables.lock_table(unit.conn, unit.operator_id, table_id)
+    if locked is None:
         raise not_found("table")
+    table, head = locked
     _check_bets(table, data)
     if table.status != "open":
         raise ApiError(409, "TABLE_CLOSED", "the table is closed to new rounds")
@@ -52,7 +53,8 @@ async def open_round(unit: Unit, table_id: UUID, data: wire.CreateRound) -> wire
     if table.shoe_policy == ShoePolicy.CUT_CARD:
         active = None if step.round.status is RoundStatus.SETTLED else UUID(round_id)
         await tables.update_table_shoe(unit.conn, table.table_id, shoes.dump(step.shoe), active)
-    await audit.append_events(unit.conn, table.table_id, (*events, *step.events), test=step.round.test, now=unit.now)
+    all_events = (*events, *step.events)
+    await audit.append_events(unit.conn, table.table_id, all_events, test=step.round.test, now=unit.now, head=head)
     _after_step(unit, table.currency, step)
     return round_out(step.round, step.shoe, step.shoe.commitment if step.shoe.cut_position is not None else None)
 
@@ -162,7 +164,7 @@ async def _persist(unit: Unit, stored: StoredRound, step: Step) -> wire.RoundOut
         retired = await _return_cut_card_shoe(unit, table_id, step.shoe)
         events.extend(retired)
         table_commitment = None if retired else step.shoe.commitment
-    await audit.append_events(unit.conn, table_id, events, test=rnd.test, now=unit.now)
+    await audit.append_events(unit.conn, table_id, events, test=rnd.test, now=unit.now, head=stored.head)
     _after_step(unit, stored.currency, step)
     return round_out(rnd, step.shoe, table_commitment)
 

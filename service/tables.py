@@ -81,16 +81,17 @@ async def list_tables(unit: Unit) -> wire.TableList:
 
 async def close_table(unit: Unit, table_id: UUID) -> wire.TableOut:
     """No new rounds from now; rounds in flight finish. An idle cut-card shoe is retired and revealed now."""
-    table = await tables.select_table(unit.conn, unit.operator_id, table_id, lock=True)
-    if table is None:
+    locked = await tables.lock_table(unit.conn, unit.operator_id, table_id)
+    if locked is None:
         raise not_found("table")
+    table, head = locked
     if table.status == "closed":
         raise ApiError(409, "TABLE_CLOSED", "the table is already closed")
     await tables.update_table_closed(unit.conn, table_id, unit.now)
     events = [Event(kind="table_closed", payload={"closed_at": unit.now.isoformat()})]
     if table.active_round_id is None:
         events.extend(await retire_table_shoe(unit, table_id))
-    await audit.append_events(unit.conn, table_id, events, test=table.mode == "test", now=unit.now)
+    await audit.append_events(unit.conn, table_id, events, test=table.mode == "test", now=unit.now, head=head)
     closed = msgspec.structs.replace(table, status="closed", closed_at=unit.now)
     return table_out(closed, loader.get(table.paytable_id))
 

@@ -6,23 +6,51 @@ from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
+import msgspec
+
 from audit.chain import Link, Record, extend
 from paytables.game import Event
 from service.db import Conn
 
 
-async def append_events(conn: Conn, table_id: UUID, events: Sequence[Event], *, test: bool, now: datetime) -> int:
-    """Append events to the table's chain in the caller's transaction; the head row lock keeps seq gap-free."""
+class AuditHead(msgspec.Struct, frozen=True, kw_only=True):
+    """The last record of a table's chain, read under the table row's lock."""
+
+    seq: int
+    hash: bytes
+
+
+async def lock_head(conn: Conn, table_id: UUID) -> AuditHead:
+    record = await conn.fetchrow(
+        "SELECT audit_seq, audit_hash FROM game_tables WHERE table_id = $1 FOR UPDATE", table_id
+    )
+    if record is None:
+        raise LookupError(f"no table {table_id} to append audit records to")
+    return AuditHead(seq=record["audit_seq"], hash=record["audit_hash"])
+
+
+async def append_events(
+    conn: Conn,
+    table_id: UUID,
+    events: Sequence[Event],
+    *,
+    test: bool,
+    now: datetime,
+    head: AuditHead | None = None,
+) -> int:
+    """Append events to the table's chain in the caller's transaction; the table row lock keeps seq gap-free.
+
+    Pass `head` when this transaction already locked the table row and has not appended since (saves a query).
+    """
     if not events:
         return 0
-    head = await conn.fetchrow("SELECT audit_seq, audit_hash FROM game_tables WHERE table_id = $1 FOR UPDATE", table_id)
     if head is None:
-        raise LookupError(f"no table {table_id} to append audit records to")
+        head = await lock_head(conn, table_id)
     stamp = now.isoformat().replace("+00:00", "Z")
     records = [
         Record(
             table_id=str(table_id),
-            seq=head["audit_seq"] + i + 1,
+            seq=head.seq + i + 1,
             recorded_at=stamp,
             kind=e.kind,
             round_id=e.round_id,
@@ -32,7 +60,7 @@ async def append_events(conn: Conn, table_id: UUID, events: Sequence[Event], *, 
         )
         for i, e in enumerate(events)
     ]
-    links = extend(head["audit_hash"], records)
+    links = extend(head.hash, records)
     await conn.execute(
         "WITH new AS ("
         " INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, test, body)"

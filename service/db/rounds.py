@@ -10,6 +10,7 @@ import msgspec
 
 from paytables.game import Round
 from service.db import Conn
+from service.db.audit import AuditHead
 from shoe import shoe as shoes
 from shoe.shoe import Shoe
 
@@ -22,9 +23,9 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
     shoe: Shoe
     operator_id: str
     currency: str
-    table_shoe_commitment: str | None = (
-        None  # the table's current shoe: a cut-card round's shoe is retired once this differs
-    )
+    # The table's current shoe: a cut-card round's shoe has been retired (and may be revealed) once this differs.
+    table_shoe_commitment: str | None = None
+    head: AuditHead | None = None  # the table's audit chain head, when this transaction holds the table row lock
 
 
 async def insert_round(conn: Conn, rnd: Round, shoe: Shoe, operator_id: str) -> None:
@@ -57,29 +58,32 @@ async def update_round(conn: Conn, rnd: Round, shoe: Shoe) -> None:
 
 
 _SELECT = (
-    "SELECT r.state, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe FROM rounds r"
+    "SELECT r.state, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, t.audit_seq, t.audit_hash FROM rounds r"
     " JOIN game_tables t ON t.table_id = r.table_id"
 )
 
 
-def _stored(record: asyncpg.Record) -> StoredRound:
+def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRound:
     table_shoe = record["table_shoe"]
+    head = AuditHead(seq=record["audit_seq"], hash=record["audit_hash"]) if table_locked else None
     return StoredRound(
         round=_decode(record["state"]),
         shoe=shoes.load(record["shoe"]),
         operator_id=record["operator_id"],
         currency=record["currency"],
         table_shoe_commitment=None if table_shoe is None else shoes.load(table_shoe).commitment,
+        head=head,
     )
 
 
 async def select_round(conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False) -> StoredRound | None:
-    """One of the operator's rounds; `lock` holds the round row (not the table's) for this transaction."""
-    suffix = " FOR UPDATE OF r" if lock else ""
+    """One of the operator's rounds; `lock` holds the round row and its table's (audit head, shoe) too."""
+    # Locked rows are re-read at their latest committed version, so the audit head seen here is current.
+    suffix = " FOR UPDATE OF r, t" if lock else ""
     record = await conn.fetchrow(
         f"{_SELECT} WHERE r.round_id = $1 AND r.operator_id = $2{suffix}", round_id, operator_id
     )
-    return None if record is None else _stored(record)
+    return None if record is None else _stored(record, table_locked=lock)
 
 
 async def select_expired_round_ids(conn: Conn, now: datetime, limit: int) -> list[UUID]:

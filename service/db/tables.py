@@ -10,6 +10,7 @@ import msgspec
 
 from audit.chain import GENESIS
 from service.db import Conn
+from service.db.audit import AuditHead
 
 
 class TableRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,15 +71,29 @@ async def insert_table(conn: Conn, table: TableRow, shoe: bytes | None) -> None:
     )
 
 
-async def select_table(conn: Conn, operator_id: str, table_id: UUID, *, lock: bool = False) -> TableRow | None:
-    """One of the operator's tables; `lock` takes the row for this transaction (shoe and chain head live on it)."""
-    suffix = " FOR UPDATE" if lock else ""
+async def select_table(conn: Conn, operator_id: str, table_id: UUID) -> TableRow | None:
+    """One of the operator's tables, not locked (reads)."""
     record = await conn.fetchrow(
-        f"SELECT {_COLUMNS} FROM game_tables WHERE table_id = $1 AND operator_id = $2{suffix}",  # noqa: S608
+        f"SELECT {_COLUMNS} FROM game_tables WHERE table_id = $1 AND operator_id = $2",  # noqa: S608
         table_id,
         operator_id,
     )
     return None if record is None else _row(record)
+
+
+async def lock_table(conn: Conn, operator_id: str, table_id: UUID) -> tuple[TableRow, AuditHead] | None:
+    """One of the operator's tables, locked for this transaction, with its audit chain head."""
+    record = await conn.fetchrow(
+        f"SELECT {_COLUMNS}, audit_seq, audit_hash FROM game_tables"  # noqa: S608
+        " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE",
+        table_id,
+        operator_id,
+    )
+    if record is None:
+        return None
+    fields = dict(record)
+    head = AuditHead(seq=fields.pop("audit_seq"), hash=fields.pop("audit_hash"))
+    return TableRow(**fields), head
 
 
 async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:
