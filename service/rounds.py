@@ -92,10 +92,9 @@ async def _shoe_for_round(unit: Unit, table: TableRow, forced: tuple[str, ...]) 
 
 async def decide(unit: Unit, round_id: UUID, data: wire.DecisionIn) -> wire.RoundOut:
     stored = await _locked_round(unit, round_id)
-    paytable = loader.get(stored.round.paytable_id)
-    if game.is_expired(stored.round, unit.now):
-        await _persist(unit, stored, game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout"))
+    if await _timeout_if_expired(unit, stored) is not None:
         raise CommitThenRaise(game.RaiseWindowClosed(f"the raise window of round {round_id} closed"))
+    paytable = loader.get(stored.round.paytable_id)
     action = Decision(data.action)
     step = game.decide(
         stored.round, stored.shoe, paytable, bet_id=data.bet_id, action=action, amount=data.amount, now=unit.now
@@ -113,9 +112,7 @@ async def close_round(unit: Unit, round_id: UUID) -> wire.RoundOut:
 
 async def void_round(unit: Unit, round_id: UUID, data: wire.VoidIn) -> wire.RoundOut:
     stored = await _locked_round(unit, round_id)
-    if game.is_expired(stored.round, unit.now):
-        paytable = loader.get(stored.round.paytable_id)
-        await _persist(unit, stored, game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout"))
+    if await _timeout_if_expired(unit, stored) is not None:
         raise CommitThenRaise(game.NotInRaiseWindow(f"round {round_id} settled when its raise window closed"))
     return await _persist(unit, stored, game.void_round(stored.round, stored.shoe, reason=data.reason, now=unit.now))
 
@@ -133,11 +130,18 @@ async def get_round(unit: Unit, round_id: UUID) -> wire.RoundOut:
 
 async def settle_expired(unit: Unit, stored: StoredRound) -> wire.RoundOut:
     """Settle a locked round whose deadline passed (re-checked under the lock: another replica may have won)."""
+    settled = await _timeout_if_expired(unit, stored)
+    return settled or round_out(stored.round, stored.shoe, stored.table_shoe_commitment)
+
+
+async def _timeout_if_expired(unit: Unit, stored: StoredRound) -> wire.RoundOut | None:
+    """Settle a locked round whose deadline has passed, its undecided bets calling; None while the window is open."""
     if not game.is_expired(stored.round, unit.now):
-        return round_out(stored.round, stored.shoe, stored.table_shoe_commitment)
+        return None
     paytable = loader.get(stored.round.paytable_id)
-    step = game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout")
-    return await _persist(unit, stored, step)
+    return await _persist(
+        unit, stored, game.close_window(stored.round, stored.shoe, paytable, now=unit.now, by="timeout")
+    )
 
 
 async def list_rounds(unit: Unit, f: rounds.RoundFilter) -> list[StoredRound]:
