@@ -8,7 +8,7 @@ from uuid import UUID
 import msgspec
 
 from paytables import loader, rtp
-from paytables.game import Round, RoundStatus
+from paytables.game import Bet, Round, RoundStatus
 from paytables.model import Paytable
 from service.api import wire
 from service.db.tables import TableRow
@@ -91,8 +91,9 @@ def round_out(rnd: Round, shoe: Shoe, table_shoe_commitment: str | None) -> wire
     )
 
 
-def _bet_dict(bet: object) -> dict[str, object]:
-    fields = msgspec.structs.asdict(bet)  # type: ignore[arg-type]
+def _bet_dict(bet: Bet) -> dict[str, object]:
+    """The bet under its wire names (`raise` is a keyword in Python); convert() then checks every value's type."""
+    fields = msgspec.structs.asdict(bet)
     fields["raise"] = fields.pop("raise_amount")
     fields["transactions"] = [msgspec.structs.asdict(m) for m in fields["transactions"]]
     return fields
