@@ -43,3 +43,15 @@ async def broken_chains(conn: Conn) -> dict[str, str | None]:
         if not report.ok:
             broken[str(table_id)] = report.error
     return broken
+
+
+@contextlib.asynccontextmanager
+async def verified_scratch_database(server_url: str) -> AsyncIterator[str]:
+    """A scratch database whose every audit chain must still verify when the tests using it are done."""
+    async with scratch_database(server_url) as url:
+        yield url
+        conn = await asyncpg.connect(url)
+        try:
+            assert await broken_chains(conn) == {}
+        finally:
+            await conn.close()
