@@ -20,8 +20,17 @@ class OsRandom:
     def __init__(self) -> None:
         self._buffer = b""
         self._offset = 0
+        self._words = memoryview(b"").cast("H")
+        self._word = 0
 
     def getrandbits(self, k: int, /) -> int:
+        if 0 <= k <= 16:  # a shuffle's draws: the top k bits of one 16-bit word, without slicing bytes
+            if self._word >= len(self._words):
+                self._words = memoryview(os.urandom(self._BLOCK)).cast("H")
+                self._word = 0
+            word: int = self._words[self._word]
+            self._word += 1
+            return word >> (16 - k)
         if k < 0:
             raise ValueError("number of bits must be non-negative")
         nbytes = (k + 7) // 8

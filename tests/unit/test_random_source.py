@@ -102,3 +102,21 @@ def test_the_os_source_refuses_a_negative_bit_count() -> None:
 def test_random_bytes_gives_exactly_n_bytes() -> None:
     source = OsRandom()
     assert [len(random_bytes(n, source)) for n in (0, 1, 32, 100)] == [0, 1, 32, 100]
+
+
+@pytest.mark.parametrize("k", [1, 4, 9, 16])
+def test_the_os_source_spreads_small_draws_evenly_across_every_value_of_their_top_bits(k: int) -> None:
+    # Bucket each draw by its top 4 bits (all of them when k < 4) and run a chi-square test against uniform.
+    # The critical value for p = 1e-9 keeps a fair source from failing once in a lifetime of CI runs while any
+    # skew of a few percent, or a stuck bit, still fails at once.
+    source = OsRandom()
+    shift = max(k - 4, 0)
+    buckets = 2 ** min(k, 4)
+    draws = 4000 * buckets
+    counts = [0] * buckets
+    for _ in range(draws):
+        counts[source.getrandbits(k) >> shift] += 1
+    expected = draws / buckets
+    chi_square = sum((c - expected) ** 2 / expected for c in counts)
+    critical = {2: 37.32, 16: 73.63}[buckets]  # chi-square quantiles at 1 - 1e-9 for 1 and 15 degrees of freedom
+    assert chi_square < critical, counts
