@@ -9,6 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from service.settings import Settings, SettingsError, from_env
 
@@ -58,9 +59,23 @@ async def migrate(url: str) -> list[str]:
         await conn.close()
 
 
+def migrate_or_exit(url: str) -> list[str]:
+    """Apply the migrations; an unreachable or refusing database stops start-up with one clear line."""
+    import asyncpg
+
+    try:
+        return asyncio.run(migrate(url))
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        parts = urlsplit(url)
+        host = f"{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"
+        where = parts._replace(netloc=host).geturl()  # without the user and password
+        print(f"reddog: cannot migrate the database at {where}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
 def cmd_migrate(_: argparse.Namespace) -> int:
     url, _server = database_url(_settings())
-    applied = asyncio.run(migrate(url))
+    applied = migrate_or_exit(url)
     print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
     return 0
 
@@ -70,7 +85,7 @@ def cmd_serve(_: argparse.Namespace) -> int:
 
     settings = _settings()
     url, _server = database_url(settings)
-    asyncio.run(migrate(url))
+    migrate_or_exit(url)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
     if settings.workers > 1:
         _prometheus_multiprocess_dir(settings)
