@@ -49,12 +49,14 @@ async def open_round(unit: Unit, table_id: UUID, data: wire.CreateRound) -> wire
         window_seconds=table.raise_window_seconds,
         test=table.mode == "test",
     )
-    await rounds.insert_round(unit.conn, step.round, step.shoe, unit.operator_id)
+    unit.defer([rounds.insert_round(step.round, step.shoe, unit.operator_id)])
     if table.shoe_policy == ShoePolicy.CUT_CARD:
         active = None if step.round.status is RoundStatus.SETTLED else UUID(round_id)
         await tables.update_table_shoe(unit.conn, table.table_id, shoes.dump(step.shoe), active)
     all_events = (*events, *step.events)
-    await audit.append_events(unit.conn, table.table_id, all_events, test=step.round.test, now=unit.now, head=head)
+    unit.defer(
+        await audit.append_events(unit.conn, table.table_id, all_events, test=step.round.test, now=unit.now, head=head)
+    )
     _after_step(unit, table.currency, step)
     return round_out(step.round, step.shoe, step.shoe.commitment if step.shoe.cut_position is not None else None)
 
@@ -161,14 +163,14 @@ async def _persist(unit: Unit, stored: StoredRound, step: Step) -> wire.RoundOut
     """Write the round, give a cut-card shoe back to its table when the round ends, append the audit records."""
     rnd = step.round
     table_id = UUID(rnd.table_id)
-    await rounds.update_round(unit.conn, rnd, step.shoe)
+    unit.defer([rounds.update_round(rnd, step.shoe)])
     events = list(step.events)
     table_commitment = stored.table_shoe_commitment
     if step.shoe.cut_position is not None and rnd.status is not RoundStatus.RAISE_WINDOW:
         retired = await _return_cut_card_shoe(unit, table_id, step.shoe)
         events.extend(retired)
         table_commitment = None if retired else step.shoe.commitment
-    await audit.append_events(unit.conn, table_id, events, test=rnd.test, now=unit.now, head=stored.head)
+    unit.defer(await audit.append_events(unit.conn, table_id, events, test=rnd.test, now=unit.now, head=stored.head))
     _after_step(unit, stored.currency, step)
     return round_out(rnd, step.shoe, table_commitment)
 

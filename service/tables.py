@@ -63,7 +63,7 @@ async def create_table(unit: Unit, data: wire.CreateTable) -> wire.TableOut:
         shoe_bytes = shoes.dump(shoe)
         events.extend(shuffled_events(shoe, policy=policy.value))
     await tables.insert_table(unit.conn, table, shoe_bytes)
-    await audit.append_events(unit.conn, table.table_id, events, test=table.mode == "test", now=unit.now)
+    unit.defer(await audit.append_events(unit.conn, table.table_id, events, test=table.mode == "test", now=unit.now))
     return table_out(table, paytable)
 
 
@@ -91,7 +91,9 @@ async def close_table(unit: Unit, table_id: UUID) -> wire.TableOut:
     events = [Event(kind="table_closed", payload={"closed_at": unit.now.isoformat()})]
     if table.active_round_id is None:
         events.extend(await retire_table_shoe(unit, table_id))
-    await audit.append_events(unit.conn, table_id, events, test=table.mode == "test", now=unit.now, head=head)
+    unit.defer(
+        await audit.append_events(unit.conn, table_id, events, test=table.mode == "test", now=unit.now, head=head)
+    )
     closed = msgspec.structs.replace(table, status="closed", closed_at=unit.now)
     return table_out(closed, loader.get(table.paytable_id))
 

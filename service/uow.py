@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import asyncpg
 import msgspec
 
-from service.db import Conn, RetryTransaction
+from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency as keys
 from service.errors import ApiError
 from service.settings import Settings
@@ -31,6 +31,11 @@ class Unit:
         self.operator_id = operator_id
         self.now = now
         self.after_commit: list[Callable[[], None]] = []
+        self.pending: list[Statement] = []
+
+    def defer(self, statements: Iterable[Statement]) -> None:
+        """Writes to run together, in one round trip, when the work is done (still inside the transaction)."""
+        self.pending.extend(statements)
 
 
 class CommitThenRaise(Exception):
@@ -58,6 +63,7 @@ async def run(pool: asyncpg.Pool, settings: Settings, operator_id: str, work: Ca
             async with pool.acquire() as conn, conn.transaction():
                 unit = Unit(conn, settings, operator_id, utcnow())
                 result = await work(unit)
+                await execute_together(conn, unit.pending)
         except RETRYABLE:
             if attempt == ATTEMPTS - 1:
                 raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
@@ -94,7 +100,7 @@ async def run_idempotent(
         except CommitThenRaise as deferred:
             await keys.delete_key(unit.conn, operator_id, key)  # the refusal is not a reply to replay
             return deferred
-        await keys.update_response(unit.conn, operator_id, key, status, body)
+        unit.defer([keys.update_response(operator_id, key, status, body)])
         return Reply(status=status, body=body)
 
     outcome = await run(pool, settings, operator_id, once)

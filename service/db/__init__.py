@@ -1,8 +1,11 @@
 """SQL as small async functions named by verb; the caller owns the transaction."""
 
-from typing import TypeAlias
+import re
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
 import asyncpg
+import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 # A plain connection (migrations, CLI) or one borrowed from the pool (requests): the queries take either.
@@ -11,3 +14,41 @@ Conn: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 
 class RetryTransaction(Exception):
     """The transaction met a race that a fresh attempt resolves."""
+
+
+class Statement(msgspec.Struct, frozen=True):
+    """One write and its arguments, built now and run at the end of the transaction with the others."""
+
+    sql: str
+    args: tuple[Any, ...]
+
+
+_PLACEHOLDER = re.compile(r"\$(\d+)")
+
+
+async def execute_together(conn: Conn, statements: Sequence[Statement]) -> None:
+    """Run the writes as one query, each a data-modifying CTE: one round trip however many there are.
+
+    PostgreSQL runs every data-modifying CTE exactly once, read or not. The writes see the same snapshot, so two of
+    them must never touch the same row; what needs an earlier write's effect runs as its own statement.
+    """
+    if not statements:
+        return
+    if len(statements) == 1:
+        await conn.execute(statements[0].sql, *statements[0].args)
+        return
+    parts: list[str] = []
+    args: list[Any] = []
+    for i, statement in enumerate(statements):
+        parts.append(f"w{i} AS ({_renumber(statement.sql, len(args))})")
+        args.extend(statement.args)
+    await conn.execute(f"WITH {', '.join(parts)} SELECT 1", *args)
+
+
+def _renumber(sql: str, offset: int) -> str:
+    """Shift $n placeholders past the arguments of the writes before this one."""
+
+    def shifted(match: re.Match[str]) -> str:
+        return f"${int(match.group(1)) + offset}"
+
+    return _PLACEHOLDER.sub(shifted, sql)

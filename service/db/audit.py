@@ -10,7 +10,7 @@ import msgspec
 
 from audit.chain import Link, Record, extend
 from paytables.game import Event
-from service.db import Conn
+from service.db import Conn, Statement
 
 
 class AuditHead(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,13 +37,13 @@ async def append_events(
     test: bool,
     now: datetime,
     head: AuditHead | None = None,
-) -> int:
-    """Append events to the table's chain in the caller's transaction; the table row lock keeps seq gap-free.
+) -> list[Statement]:
+    """The writes that append events to the table's chain; the table row lock keeps seq gap-free until commit.
 
     Pass `head` when this transaction already locked the table row and has not appended since (saves a query).
     """
     if not events:
-        return 0
+        return []
     if head is None:
         head = await lock_head(conn, table_id)
     stamp = now.isoformat().replace("+00:00", "Z")
@@ -61,26 +61,28 @@ async def append_events(
         for i, e in enumerate(events)
     ]
     links = extend(head.hash, records)
-    await conn.execute(
-        "WITH new AS ("
-        " INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, test, body)"
+    insert = Statement(
+        sql="INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, test, body)"
         " SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::timestamptz[], $6::text[],"
-        "  $7::uuid[], $8::text[], $9::boolean[], $10::bytea[]))"
-        " UPDATE game_tables SET audit_seq = $11, audit_hash = $12 WHERE table_id = $1",
-        table_id,
-        [link.seq for link in links],
-        [link.prev_hash for link in links],
-        [link.hash for link in links],
-        [now] * len(links),
-        [r.kind for r in records],
-        [None if r.round_id is None else UUID(r.round_id) for r in records],
-        [r.bet_id for r in records],
-        [test] * len(links),
-        [link.body for link in links],
-        links[-1].seq,
-        links[-1].hash,
+        "  $7::uuid[], $8::text[], $9::boolean[], $10::bytea[])",
+        args=(
+            table_id,
+            [link.seq for link in links],
+            [link.prev_hash for link in links],
+            [link.hash for link in links],
+            [now] * len(links),
+            [r.kind for r in records],
+            [None if r.round_id is None else UUID(r.round_id) for r in records],
+            [r.bet_id for r in records],
+            [test] * len(links),
+            [link.body for link in links],
+        ),
     )
-    return len(links)
+    move_head = Statement(
+        sql="UPDATE game_tables SET audit_seq = $2, audit_hash = $3 WHERE table_id = $1",
+        args=(table_id, links[-1].seq, links[-1].hash),
+    )
+    return [insert, move_head]
 
 
 async def select_chain(conn: Conn, table_id: UUID) -> list[Link]:

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import msgspec
 
-from service.db import Conn, RetryTransaction
+from service.db import Conn, RetryTransaction, Statement
 
 
 class StoredResponse(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,13 +42,10 @@ async def claim_key(
     return StoredResponse(**dict(record))
 
 
-async def update_response(conn: Conn, operator_id: str, key: str, status_code: int, response: bytes) -> None:
-    await conn.execute(
-        "UPDATE idempotency_keys SET status_code = $3, response = $4 WHERE operator_id = $1 AND key = $2",
-        operator_id,
-        key,
-        status_code,
-        response,
+def update_response(operator_id: str, key: str, status_code: int, response: bytes) -> Statement:
+    return Statement(
+        sql="UPDATE idempotency_keys SET status_code = $3, response = $4 WHERE operator_id = $1 AND key = $2",
+        args=(operator_id, key, status_code, response),
     )
 
 

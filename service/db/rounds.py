@@ -9,7 +9,7 @@ import asyncpg
 import msgspec
 
 from paytables.game import Round
-from service.db import Conn
+from service.db import Conn, Statement
 from service.db.audit import AuditHead
 from shoe import shoe as shoes
 from shoe.shoe import Shoe
@@ -28,10 +28,16 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
     head: AuditHead | None = None  # the table's audit chain head, when this transaction holds the table row lock
 
 
-async def insert_round(conn: Conn, rnd: Round, shoe: Shoe, operator_id: str) -> None:
-    await conn.execute(
-        "INSERT INTO rounds (round_id, table_id, operator_id, status, test, opened_at, window_closes_at, settled_at,"
-        " player_ids, state, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
+    return Statement(
+        sql="INSERT INTO rounds (round_id, table_id, operator_id, status, test, opened_at, window_closes_at,"
+        " settled_at, player_ids, state, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        args=_round_args(rnd, shoe, operator_id),
+    )
+
+
+def _round_args(rnd: Round, shoe: Shoe, operator_id: str) -> tuple[object, ...]:
+    return (
         UUID(rnd.round_id),
         UUID(rnd.table_id),
         operator_id,
@@ -46,14 +52,10 @@ async def insert_round(conn: Conn, rnd: Round, shoe: Shoe, operator_id: str) -> 
     )
 
 
-async def update_round(conn: Conn, rnd: Round, shoe: Shoe) -> None:
-    await conn.execute(
-        "UPDATE rounds SET status = $2, settled_at = $3, state = $4, shoe = $5 WHERE round_id = $1",
-        UUID(rnd.round_id),
-        rnd.status.value,
-        rnd.settled_at,
-        _encode(rnd).decode(),
-        shoes.dump(shoe),
+def update_round(rnd: Round, shoe: Shoe) -> Statement:
+    return Statement(
+        sql="UPDATE rounds SET status = $2, settled_at = $3, state = $4, shoe = $5 WHERE round_id = $1",
+        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, _encode(rnd).decode(), shoes.dump(shoe)),
     )
 
 
