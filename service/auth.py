@@ -56,7 +56,7 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     timestamp = headers.get("x-timestamp", "")
     signature = headers.get("x-signature", "")
     secret = settings.operators.get(operator_id)
-    if secret is None or not timestamp.isdigit() or len(timestamp) > 12:
+    if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
         raise _unauthenticated()
     if abs(time.time() - int(timestamp)) > settings.signature_tolerance_seconds:
         raise _unauthenticated()
