@@ -7,8 +7,7 @@ import time
 import uuid
 from typing import Any
 
-from httpx import Response
-from litestar.testing import AsyncTestClient
+from httpx import AsyncClient, Response
 
 from service.auth import sign
 
@@ -16,7 +15,8 @@ from service.auth import sign
 class Signed:
     """Signs every request as `operator_id` with `secret`; POSTs get a fresh Idempotency-Key unless given one."""
 
-    def __init__(self, client: AsyncTestClient[Any], operator_id: str, secret: str) -> None:
+    def __init__(self, client: AsyncClient, operator_id: str, secret: str) -> None:
+        # Litestar's AsyncTestClient is an httpx.AsyncClient, and so is tests/support/live.py's ASGI-transport one.
         self.client = client
         self.operator_id = operator_id
         self.secret = secret

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any, cast
 
 import asyncpg
 import httpx
 import msgspec
 from litestar import Litestar
-from litestar.testing import AsyncTestClient
 
 from service.app import create_app
 from service.settings import Settings
@@ -36,6 +34,5 @@ async def live(settings: Settings, *, sweep: bool = False) -> AsyncIterator[Live
     operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]  # Litestar types ASGI scopes as TypedDicts
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://testserver.local") as client:
-        # Signed uses only the httpx.AsyncClient API, which AsyncTestClient inherits.
-        signed = Signed(cast("AsyncTestClient[Any]", client), operator, secret)
+        signed = Signed(client, operator, secret)
         yield Live(api=signed, pool=app.state.pool, app=app)
