@@ -128,6 +128,8 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
     asyncpg.exceptions.CannotConnectNowError,
     asyncpg.exceptions.AdminShutdownError,
     asyncpg.exceptions.TooManyConnectionsError,
+    # A pooled connection cut mid-operation (a database restart) can leave asyncpg's protocol in a state it refuses.
+    asyncpg.exceptions.InternalClientError,
 )
 
 

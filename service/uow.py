@@ -13,7 +13,7 @@ import msgspec
 
 from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency as keys
-from service.errors import ApiError
+from service.errors import UNAVAILABLE, ApiError
 from service.settings import Settings
 
 T = TypeVar("T")
@@ -52,6 +52,10 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     replayed: bool = False
 
 
+async def _backoff(attempt: int) -> None:
+    await asyncio.sleep(random.uniform(0.001, 0.02) * (attempt + 1))  # noqa: S311 - jitter, not a game draw
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -67,7 +71,14 @@ async def run(pool: asyncpg.Pool, settings: Settings, operator_id: str, work: Ca
         except RETRYABLE:
             if attempt == ATTEMPTS - 1:
                 raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
-            await asyncio.sleep(random.uniform(0.001, 0.02) * (attempt + 1))  # noqa: S311 - jitter, not a game draw
+            await _backoff(attempt)
+            continue
+        except UNAVAILABLE:
+            # Safe to run again: a transaction cut before COMMIT rolled back, and one whose COMMIT landed unseen
+            # replays from its idempotency key. Past the last attempt the error becomes a retryable 503.
+            if attempt == ATTEMPTS - 1:
+                raise
+            await _backoff(attempt)
             continue
         for hook in unit.after_commit:
             hook()
