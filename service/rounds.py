@@ -58,7 +58,8 @@ async def open_round(unit: Unit, table_id: UUID, data: wire.CreateRound) -> wire
         await audit.append_events(unit.conn, table.table_id, all_events, test=step.round.test, now=unit.now, head=head)
     )
     _after_step(unit, table.currency, step)
-    return round_out(step.round, step.shoe, step.shoe.commitment if step.shoe.cut_position is not None else None)
+    # A cut-card table's current shoe is this round's: not retired, so not revealed (round_out ignores it per round).
+    return round_out(step.round, step.shoe, step.shoe.commitment)
 
 
 def _check_bets(table: TableRow, data: wire.CreateRound) -> None:

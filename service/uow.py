@@ -61,7 +61,8 @@ def utcnow() -> datetime:
 
 
 async def run(pool: asyncpg.Pool, settings: Settings, operator_id: str, work: Callable[[Unit], Awaitable[T]]) -> T:
-    """Run `work` in one transaction, again on a serialization failure or deadlock; then the after-commit hooks."""
+    """Run `work` in one transaction, again on a serialization failure, deadlock or lost connection; then the
+    after-commit hooks."""
     for attempt in range(ATTEMPTS):
         try:
             async with pool.acquire() as conn, conn.transaction():
