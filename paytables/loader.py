@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-from paytables.model import Paytable, Terms, terms_sha256
+from paytables.paytable import Paytable, Terms, terms_sha256
 
 RELEASED_DIR = Path(__file__).parent / "released"
 

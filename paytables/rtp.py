@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import msgspec
 
-from paytables.model import MAX_SPREAD, Paytable
-from paytables.rules import Outcome, Result, classify, settle
+from paytables.paytable import MAX_SPREAD, Paytable
+from paytables.red_dog import Outcome, Result, classify, settle
 
 RANKS = range(2, 15)
 PLACES = 10

@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import msgspec
 
-from paytables.model import Paytable
+from paytables.paytable import Paytable
+from paytables.red_dog import Outcome, classify, settle
 from paytables.rtp import decimal_string, raise_gain_by_spread
-from paytables.rules import Outcome, classify, settle
 from shoe.cards import rank
 from shoe.random_source import RandomSource
 from shoe.shoe import fresh_deck_cards, shuffle_prefix

@@ -10,8 +10,8 @@ import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from paytables.game import GameError
-from paytables.rules import RuleError
+from paytables.red_dog import RuleError
+from paytables.round import GameError
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("reddog.errors")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Histogram
 
-from paytables.game import Round, RoundStatus
+from paytables.round import Round, RoundStatus
 
 HTTP_REQUESTS = Counter("reddog_http_requests_total", "HTTP requests served", ["method", "route", "status"])
 HTTP_DURATION = Histogram(

@@ -7,8 +7,9 @@ from uuid import UUID
 
 import structlog
 
-from paytables import game, loader
-from paytables.game import Decision, Round, RoundStatus, Step
+from paytables import loader
+from paytables import round as game
+from paytables.round import Decision, Round, RoundStatus, Step
 from service import metrics
 from service.api import wire
 from service.db import audit, rounds, tables

@@ -8,8 +8,8 @@ from uuid import UUID
 import msgspec
 
 from paytables import loader
-from paytables.game import Event, reveal_events, shuffled_events
-from paytables.model import Paytable
+from paytables.paytable import Paytable
+from paytables.round import Event, reveal_events, shuffled_events
 from service.api import wire
 from service.db import audit, tables
 from service.db.tables import TableRow

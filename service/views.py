@@ -8,8 +8,8 @@ from uuid import UUID
 import msgspec
 
 from paytables import loader, rtp
-from paytables.game import Bet, Round, RoundStatus
-from paytables.model import Paytable
+from paytables.paytable import Paytable
+from paytables.round import Bet, Round, RoundStatus
 from service.api import wire
 from service.db.tables import TableRow
 from shoe.shoe import Shoe

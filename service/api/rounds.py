@@ -11,7 +11,7 @@ from uuid import UUID
 from litestar import Request, Response, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
-from paytables.game import Round
+from paytables.round import Round
 from service import rounds
 from service.api import wire
 from service.api.docs import SIGNED, IdempotencyKey, responses

@@ -9,7 +9,7 @@ from uuid import UUID
 import msgspec
 
 from audit.chain import Link, Record, extend
-from paytables.game import Event
+from paytables.round import Event
 from service.db import Conn, Statement
 
 

@@ -8,7 +8,7 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from paytables.game import Round
+from paytables.round import Round
 from service.db import Conn, Statement
 from service.db.audit import AuditHead
 from shoe import shoe as shoes

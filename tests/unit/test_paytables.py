@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paytables import loader
-from paytables.model import PostRule
+from paytables.paytable import PostRule
 from tests.unit.oracle import LOSE_DOUBLE_ON_POST, PAYTABLE_IDS, RELEASED_SHA256, SPREAD_ODDS, TRIPS_ODDS
 
 GOOD_FIELDS = {

@@ -6,7 +6,7 @@ import enum
 
 import msgspec
 
-from paytables.model import Paytable, PostRule
+from paytables.paytable import Paytable, PostRule
 
 
 class Outcome(enum.StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from paytables import loader
-from paytables.rules import Kind, Outcome, Result, RuleError, Settlement, classify, settle
+from paytables.red_dog import Kind, Outcome, Result, RuleError, Settlement, classify, settle
 from tests.unit.oracle import PAYTABLE_IDS, RANKS, Expected, expected, third_card_class
 
 ANTE = 10

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from paytables import loader
-from paytables.rules import Result, RuleError, movement_total, settle
+from paytables.red_dog import Result, RuleError, movement_total, settle
 
 ranks = st.integers(min_value=2, max_value=14)
 antes = st.integers(min_value=1, max_value=10**9)

@@ -8,8 +8,8 @@ from typing import Any
 
 import msgspec
 
-from paytables.model import Paytable
-from paytables.rules import Classification, Kind, Movement, Outcome, Result, RuleError, classify, settle
+from paytables.paytable import Paytable
+from paytables.red_dog import Classification, Kind, Movement, Outcome, Result, RuleError, classify, settle
 from shoe.cards import rank
 from shoe.shoe import Shoe
 

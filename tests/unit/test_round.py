@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paytables import loader
-from paytables.game import (
+from paytables.paytable import Paytable
+from paytables.red_dog import movement_total
+from paytables.round import (
     AlreadyDecided,
     Decision,
     Event,
@@ -28,8 +30,6 @@ from paytables.game import (
     open_round,
     void_round,
 )
-from paytables.model import Paytable
-from paytables.rules import movement_total
 from shoe.cards import DECK, rank
 from shoe.shoe import Shoe, ShoePolicy, new_shoe
 
