@@ -1,4 +1,4 @@
-"""The rules of a Red Dog round: classify two posts, settle a bet on the third card. Integers only."""
+"""The rules of a Red Dog bet: classify the posts, decide what a raise may be, settle on the third card (integers)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,15 @@ import enum
 import msgspec
 
 from paytables.paytable import Paytable, PostRule
+from paytables.refusals import RaiseExceedsAnte
 
 
 class Outcome(enum.StrEnum):
+    """What a round's cards came to; the posts alone give consecutive, pair or spread, a pair's third card trips."""
+
     CONSECUTIVE = "consecutive"
     PAIR = "pair"
+    TRIPS = "trips"
     SPREAD = "spread"
 
 
@@ -20,9 +24,16 @@ class Result(enum.StrEnum):
     LOSE = "lose"
     PUSH = "push"
     TRIPS = "trips"
+    VOID = "void"  # the round was voided and every stake refunded
 
 
-class Kind(enum.StrEnum):
+class Decision(enum.StrEnum):
+    RAISE = "raise"
+    CALL = "call"
+    TIMEOUT_CALL = "timeout_call"  # the window closed before the player decided: a call
+
+
+class TransactionKind(enum.StrEnum):
     ANTE = "ante"
     RAISE = "raise"
     PAYOUT = "payout"
@@ -30,8 +41,13 @@ class Kind(enum.StrEnum):
     REFUND = "refund"
 
 
+class Direction(enum.StrEnum):
+    DEBIT = "debit"
+    CREDIT = "credit"
+
+
 class RuleError(ValueError):
-    """A bet or decision the rules do not allow."""
+    """A settlement the rules cannot make (a raise where none is allowed, a missing third card): a caller's bug."""
 
 
 class Classification(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,23 +66,23 @@ class Classification(msgspec.Struct, frozen=True, kw_only=True):
         return self.outcome is Outcome.SPREAD
 
 
-class Movement(msgspec.Struct, frozen=True, kw_only=True):
-    """One money movement for a wallet; the id is derived from the bet so it can be applied idempotently."""
+class Transaction(msgspec.Struct, frozen=True, kw_only=True):
+    """One wallet movement; the id is derived from the bet so a wallet can apply it exactly once."""
 
     id: str
-    kind: Kind
-    type: str  # "debit" or "credit"
+    kind: TransactionKind
+    type: Direction
     amount: int
 
 
 class Settlement(msgspec.Struct, frozen=True, kw_only=True):
-    """A settled bet: result, total paid back (stake included), net and the movements that add up to it."""
+    """A settled bet: result, total paid back (stake included), net and the transactions that add up to it."""
 
     result: Result
-    paid: int
+    payout: int
     net: int
     wagered: int  # every debit: ante + raise + any post penalty
-    movements: tuple[Movement, ...]
+    transactions: tuple[Transaction, ...]
 
 
 def classify(first_rank: int, second_rank: int, paytable: Paytable) -> Classification:
@@ -80,15 +96,21 @@ def classify(first_rank: int, second_rank: int, paytable: Paytable) -> Classific
     return Classification(outcome=Outcome.SPREAD, spread=spread, odds=paytable.spread_odds(spread))
 
 
-def check_raise(ante: int, raise_amount: int, paytable: Paytable, classification: Classification) -> None:
-    """Refuse a raise the rules do not allow: only on a spread, a whole amount from 0 (call) to the limit."""
-    if ante < 1:
-        raise RuleError("the ante must be at least 1")
+def round_outcome(classification: Classification, first_rank: int, third_rank: int | None) -> Outcome:
+    """The round's outcome once its cards are out: a pair whose third card matches is trips."""
+    if classification.outcome is Outcome.PAIR and third_rank == first_rank:
+        return Outcome.TRIPS
+    return classification.outcome
+
+
+def allowed_raise(paytable: Paytable, ante: int, requested: int | None) -> int:
+    """The one rule for a raise: a whole amount from 1 up to the ante (times the paytable's multiple); none asked
+    for means the most allowed."""
     limit = ante * paytable.terms.max_raise_multiple
-    if not 0 <= raise_amount <= limit:
-        raise RuleError(f"a raise must be 0..{limit}, got {raise_amount}")
-    if raise_amount and not classification.opens_raise_window:
-        raise RuleError(f"no raise on a {classification.outcome} round")
+    amount = limit if requested is None else requested
+    if not 1 <= amount <= limit:
+        raise RaiseExceedsAnte(f"a raise must be 1..{limit} (the ante), got {amount}")
+    return amount
 
 
 def settle(
@@ -100,45 +122,71 @@ def settle(
     raise_amount: int = 0,
     bet_id: str = "bet",
 ) -> Settlement:
-    """Settle one bet. `third_rank` is None only for a consecutive round, which deals no third card."""
+    """Settle one bet (`raise_amount` 0 is a call). `third_rank` is None only after consecutive posts."""
     classification = classify(first_rank, second_rank, paytable)
-    check_raise(ante, raise_amount, paytable, classification)
+    _check_stake(paytable, classification, ante, raise_amount)
     if classification.needs_third_card and third_rank is None:
         raise RuleError(f"a {classification.outcome} round needs a third card")
     wager = ante + raise_amount
     penalty = 0
-    if classification.outcome is Outcome.CONSECUTIVE:
-        result, paid = Result.PUSH, ante
-    elif classification.outcome is Outcome.PAIR:
-        trips = third_rank == first_rank
-        result = Result.TRIPS if trips else Result.PUSH
-        paid = ante + ante * paytable.terms.trips_odds if trips else ante
+    outcome = round_outcome(classification, first_rank, third_rank)
+    if outcome is Outcome.TRIPS:
+        result, payout = Result.TRIPS, ante + ante * paytable.terms.trips_odds
+    elif outcome is not Outcome.SPREAD:
+        result, payout = Result.PUSH, ante
     elif min(first_rank, second_rank) < (third_rank or 0) < max(first_rank, second_rank):
-        result, paid = Result.WIN, wager + wager * (classification.odds or 0)
+        result, payout = Result.WIN, wager + wager * (classification.odds or 0)
     else:
-        result, paid = Result.LOSE, 0
+        result, payout = Result.LOSE, 0
         if third_rank in (first_rank, second_rank) and paytable.terms.post_rule is PostRule.LOSE_DOUBLE:
             penalty = wager
+    debits = {TransactionKind.ANTE: ante, TransactionKind.RAISE: raise_amount, TransactionKind.POST_PENALTY: penalty}
     return Settlement(
         result=result,
-        paid=paid,
-        net=paid - wager - penalty,
+        payout=payout,
+        net=payout - wager - penalty,
         wagered=wager + penalty,
-        movements=_movements(bet_id, ante, raise_amount, penalty, paid),
+        transactions=transactions(bet_id, debits, TransactionKind.PAYOUT, payout),
     )
 
 
-def _movements(bet_id: str, ante: int, raise_amount: int, penalty: int, paid: int) -> tuple[Movement, ...]:
-    moves = [Movement(id=f"{bet_id}:ante", kind=Kind.ANTE, type="debit", amount=ante)]
-    if raise_amount:
-        moves.append(Movement(id=f"{bet_id}:raise", kind=Kind.RAISE, type="debit", amount=raise_amount))
-    if penalty:
-        moves.append(Movement(id=f"{bet_id}:post_penalty", kind=Kind.POST_PENALTY, type="debit", amount=penalty))
-    # A zero payout is still listed so a wallet can close the round on it.
-    moves.append(Movement(id=f"{bet_id}:payout", kind=Kind.PAYOUT, type="credit", amount=paid))
+def refund(bet_id: str, ante: int, raise_amount: int) -> Settlement:
+    """A voided bet: every stake taken is credited back as a refund."""
+    staked = ante + raise_amount
+    debits = {TransactionKind.ANTE: ante, TransactionKind.RAISE: raise_amount}
+    return Settlement(
+        result=Result.VOID,
+        payout=staked,
+        net=0,
+        wagered=staked,
+        transactions=transactions(bet_id, debits, TransactionKind.REFUND, staked),
+    )
+
+
+def transactions(
+    bet_id: str, debits: dict[TransactionKind, int], credit: TransactionKind, amount: int
+) -> tuple[Transaction, ...]:
+    """Debits in order (the ante always, others when non-zero), then the one credit, listed even when 0 so a wallet
+    can close the round on it."""
+    moves = [
+        Transaction(id=f"{bet_id}:{kind}", kind=kind, type=Direction.DEBIT, amount=value)
+        for kind, value in debits.items()
+        if value or kind is TransactionKind.ANTE
+    ]
+    moves.append(Transaction(id=f"{bet_id}:{credit}", kind=credit, type=Direction.CREDIT, amount=amount))
     return tuple(moves)
 
 
-def movement_total(movements: tuple[Movement, ...]) -> int:
-    """Credits minus debits: what the movements do to the player's balance."""
-    return sum(m.amount if m.type == "credit" else -m.amount for m in movements)
+def transaction_total(moves: tuple[Transaction, ...]) -> int:
+    """Credits minus debits: what the transactions do to the player's balance."""
+    return sum(m.amount if m.type is Direction.CREDIT else -m.amount for m in moves)
+
+
+def _check_stake(paytable: Paytable, classification: Classification, ante: int, raise_amount: int) -> None:
+    if ante < 1:
+        raise RuleError("the ante must be at least 1")
+    if raise_amount == 0:
+        return
+    if not classification.opens_raise_window:
+        raise RuleError(f"no raise on a {classification.outcome} round")
+    allowed_raise(paytable, ante, raise_amount)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import decimal
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from fractions import Fraction
 
 import msgspec
 
 from paytables.paytable import MAX_SPREAD, Paytable
-from paytables.red_dog import Outcome, Result, classify, settle
+from paytables.red_dog import Classification, Outcome, classify, round_outcome, settle
 
 RANKS = range(2, 15)
 PLACES = 10
@@ -59,23 +59,34 @@ def raise_gain_by_spread(paytable: Paytable, decks: int) -> dict[int, Fraction]:
     return gains
 
 
+def optimal_raise(paytable: Paytable, classification: Classification, raise_spreads: Collection[int]) -> int:
+    """The optimal strategy's raise on a one-unit ante: the most allowed on a spread where raising gains, else 0."""
+    if classification.spread in raise_spreads:
+        return paytable.terms.max_raise_multiple
+    return 0
+
+
+def raise_spreads_of(paytable: Paytable, decks: int) -> list[int]:
+    """The spreads on which raising the most gains: the optimal strategy."""
+    return sorted(s for s, gain in raise_gain_by_spread(paytable, decks).items() if gain > 0)
+
+
 def compute(paytable: Paytable, decks: int) -> Theoretical:
     """The exact figures, with the raise strategy derived: raise the maximum exactly when it gains."""
-    gains = raise_gain_by_spread(paytable, decks)
-    raise_spreads = sorted(s for s, gain in gains.items() if gain > 0)
+    raise_spreads = raise_spreads_of(paytable, decks)
     mean, square, wager = Fraction(0), Fraction(0), Fraction(0)
     never = Fraction(0)
     probabilities = dict.fromkeys(_outcome_names(), Fraction(0))
     for first, second, third, p in triples(decks):
         c = classify(first, second, paytable)
-        raise_units = paytable.terms.max_raise_multiple if c.spread in raise_spreads else 0
+        raise_units = optimal_raise(paytable, c, raise_spreads)
         third_rank = None if c.outcome is Outcome.CONSECUTIVE else third
         settled = settle(paytable, first, second, third_rank, 1, raise_units)
         mean += p * settled.net
         square += p * settled.net * settled.net
         wager += p * (1 + raise_units)
         never += p * settle(paytable, first, second, third_rank, 1, 0).net
-        probabilities[_outcome_name(c.outcome, c.spread, settled.result)] += p
+        probabilities[_outcome_name(round_outcome(c, first, third), c.spread)] += p
     return Theoretical(
         paytable=paytable.id,
         paytable_sha256=paytable.sha256,
@@ -97,12 +108,12 @@ def _outcome_names() -> list[str]:
     return ["consecutive", "pair_push", "trips", *(f"spread_{s}" for s in range(1, MAX_SPREAD + 1))]
 
 
-def _outcome_name(outcome: Outcome, spread: int | None, result: Result) -> str:
+def _outcome_name(outcome: Outcome, spread: int | None) -> str:
     if outcome is Outcome.PAIR:
-        return "trips" if result is Result.TRIPS else "pair_push"
+        return "pair_push"
     if outcome is Outcome.SPREAD:
         return f"spread_{spread}"
-    return "consecutive"
+    return outcome.value  # consecutive or trips
 
 
 def fraction_string(value: Fraction) -> str:

@@ -10,7 +10,7 @@ import msgspec
 
 from paytables.paytable import Paytable
 from paytables.red_dog import Outcome, classify, settle
-from paytables.rtp import decimal_string, raise_gain_by_spread
+from paytables.rtp import decimal_string, optimal_raise, raise_spreads_of
 from shoe.cards import rank
 from shoe.random_source import RandomSource
 from shoe.shoe import fresh_deck_cards, shuffle_prefix
@@ -40,8 +40,7 @@ def simulate(
     """Play `rounds` one-unit-ante rounds with the optimal raise strategy on a freshly shuffled shoe each."""
     if rounds < 2:
         raise ValueError("simulate at least 2 rounds")
-    gains = raise_gain_by_spread(paytable, decks)
-    limit = paytable.terms.max_raise_multiple
+    raise_spreads = raise_spreads_of(paytable, decks)
     cards = fresh_deck_cards(decks)
     total = square = 0
     step = max(rounds // 100, 1)
@@ -50,7 +49,7 @@ def simulate(
         shuffle_prefix(cards, 3, source)
         first, second, third = rank(cards[0]), rank(cards[1]), rank(cards[2])
         c = classify(first, second, paytable)
-        raise_units = limit if c.spread is not None and gains[c.spread] > 0 else 0
+        raise_units = optimal_raise(paytable, c, raise_spreads)
         third_rank = None if c.outcome is Outcome.CONSECUTIVE else third
         net = settle(paytable, first, second, third_rank, 1, raise_units).net
         total += net

@@ -16,13 +16,13 @@ from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import logs, sweeper
-from service.api import paytables as paytable_routes
-from service.api import rounds as round_routes
-from service.api import tables as table_routes
-from service.api.docs import SIGNATURE_HEADERS
+from service.api import paytable_routes, round_routes, table_routes
+from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
 from service.auth import authenticate
+from service.clock import Clock, system_clock
 from service.errors import exception_handlers
 from service.settings import Settings
+from service.unit_of_work import Runner
 
 
 async def create_pool(settings: Settings) -> asyncpg.Pool:
@@ -44,15 +44,17 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     del conn
 
 
-def create_app(settings: Settings, *, sweep: bool = True) -> Litestar:
-    """The whole service for one set of settings; tests build it the same way."""
+def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
+    """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
     logs.configure(settings.log_level)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         app.state.settings = settings
+        app.state.clock = clock
         app.state.pool = await create_pool(settings)
-        task = asyncio.create_task(sweeper.run_forever(app.state.pool, settings)) if sweep else None
+        app.state.runner = Runner(app.state.pool, settings, clock)
+        task = asyncio.create_task(sweeper.run_forever(app.state.runner)) if sweep else None
         try:
             yield
         finally:
@@ -70,7 +72,7 @@ def create_app(settings: Settings, *, sweep: bool = True) -> Litestar:
         security=[{"signature": []}],
         tags=["rounds and tables"],
     )
-    return Litestar(
+    app = Litestar(
         route_handlers=[paytable_routes.router, signed, health, ready, metrics],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
@@ -79,6 +81,8 @@ def create_app(settings: Settings, *, sweep: bool = True) -> Litestar:
         state=None,
         debug=False,
     )
+    name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    return app
 
 
 def _openapi() -> OpenAPIConfig:

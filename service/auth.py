@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from typing import Any
 
 import msgspec
 import structlog
 from litestar import Request
 
+from service.api.bodies import decode_body
 from service.errors import ApiError
 from service.settings import Settings
 
@@ -58,7 +58,7 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     secret = settings.operators.get(operator_id)
     if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
         raise _unauthenticated()
-    if abs(time.time() - int(timestamp)) > settings.signature_tolerance_seconds:
+    if abs(request.app.state.clock().timestamp() - int(timestamp)) > settings.signature_tolerance_seconds:
         raise _unauthenticated()
     body = await request.body()
     target = path_with_query(request.scope)
@@ -75,25 +75,8 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
             )
         digest = hashlib.sha256(f"{request.method}\n{target}\n".encode() + body).digest()
         caller = Caller(operator_id=operator_id, idempotency_key=key, request_hash=digest)
-        check_body(request, body)
     request.state.caller = caller
-
-
-def check_body(request: Request[Any, Any, Any], body: bytes) -> None:
-    """Decode the body strictly before Litestar's lenient pass would turn "10" or 10.0 into an integer amount."""
-    field = request.route_handler.parsed_data_field
-    if field is None:
-        return
-    try:
-        msgspec.json.decode(body, type=field.annotation, strict=True)
-    except msgspec.ValidationError as exc:
-        message, _, where = str(exc).partition(" - at `")
-        key = where.rstrip("`").removeprefix("$.") or "body"
-        raise ApiError(
-            400, "VALIDATION_ERROR", f"{key}: {message}", errors=[{"message": message, "key": key}]
-        ) from None
-    except msgspec.DecodeError as exc:
-        raise ApiError(400, "VALIDATION_ERROR", f"the body is not valid JSON: {exc}") from None
+    await decode_body(request)
 
 
 def caller_of(request: Request[Any, Any, Any]) -> Caller:

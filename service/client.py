@@ -37,7 +37,7 @@ class Client:
         }
         if method == "POST":
             headers["Idempotency-Key"] = key or str(uuid.uuid4())
-        req = urllib.request.Request(self.base_url + path, data=raw or None, headers=headers, method=method)  # noqa: S310
+        req = urllib.request.Request(self.base_url + path, data=raw or None, headers=headers, method=method)  # noqa: S310 - the operator's own URL
         try:
             with urllib.request.urlopen(req, timeout=30) as response:  # noqa: S310 - the operator's own server URL
                 return json.loads(response.read())

@@ -120,7 +120,16 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(_: argparse.Namespace) -> int:
     url, _server = database_url(_settings())
-    from service.verify import verify_all
+    return 0 if asyncio.run(_verify(url)) else 1
 
-    ok = asyncio.run(verify_all(url))
-    return 0 if ok else 1
+
+async def _verify(url: str) -> bool:
+    import asyncpg
+
+    from service.audit_verify import print_reports, verify_chains
+
+    conn = await asyncpg.connect(url)
+    try:
+        return print_reports(await verify_chains(conn))
+    finally:
+        await conn.close()

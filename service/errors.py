@@ -11,7 +11,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from paytables.red_dog import RuleError
-from paytables.round import GameError
+from paytables.refusals import GameError
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("reddog.errors")

@@ -29,10 +29,10 @@ SWEPT = Counter("reddog_sweeper_settled_total", "Rounds settled by the raise-win
 def record_round(rnd: Round, currency: str) -> None:
     """Count a round that just ended; called after its transaction committed, so nothing is counted twice."""
     mode = "test" if rnd.test else "live"
-    ROUNDS_ENDED.labels(rnd.paytable_id, rnd.outcome or "none", rnd.status.value, mode).inc()
+    ROUNDS_ENDED.labels(rnd.paytable, rnd.outcome or "none", rnd.status.value, mode).inc()
     if rnd.status is not RoundStatus.SETTLED:
         return
     for bet in rnd.bets:
-        BETS_SETTLED.labels(rnd.paytable_id, currency, bet.result or "none", mode).inc()
-        WAGERED.labels(rnd.paytable_id, currency, mode).inc(bet.ante + bet.raise_amount)
-        PAID.labels(rnd.paytable_id, currency, mode).inc(bet.payout or 0)
+        BETS_SETTLED.labels(rnd.paytable, currency, bet.result or "none", mode).inc()
+        WAGERED.labels(rnd.paytable, currency, mode).inc(bet.ante + bet.raise_amount)
+        PAID.labels(rnd.paytable, currency, mode).inc(bet.payout or 0)

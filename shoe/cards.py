@@ -5,7 +5,6 @@ from __future__ import annotations
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 ACE = 14
-RANK_VALUES = range(2, ACE + 1)
 DECK: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
 
 
@@ -23,8 +22,3 @@ def rank(code: str) -> int:
     if not is_card(code):
         raise CardError(f"not a card code: {code!r}")
     return RANKS.index(code[0]) + 2
-
-
-def rank_symbol(value: int) -> str:
-    """The one-character symbol of a rank value (14 -> 'A')."""
-    return RANKS[value - 2]

@@ -148,11 +148,11 @@ _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Shoe)
 
 
-def dump(shoe: Shoe) -> bytes:
+def encode_shoe(shoe: Shoe) -> bytes:
     """The shoe's state as bytes, for keeping it in the database between requests."""
     return _encoder.encode(shoe)
 
 
-def load(data: bytes) -> Shoe:
-    """A shoe back from `dump` bytes."""
+def decode_shoe(data: bytes) -> Shoe:
+    """A shoe back from `encode_shoe` bytes."""
     return _decoder.decode(data)

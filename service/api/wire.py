@@ -8,6 +8,19 @@ from uuid import UUID
 
 import msgspec
 
+from paytables.rtp import Theoretical  # the exact figures are public values: shown as computed
+
+# The domain's enums, spelled out as literals so the schema lists their values inline (a test keeps them equal).
+TableStatusName = Literal["open", "closed"]
+ShoePolicyName = Literal["per_round", "cut_card"]
+TableModeName = Literal["live", "test"]
+RoundStatusName = Literal["raise_window", "settled", "void"]
+OutcomeName = Literal["consecutive", "pair", "trips", "spread"]
+DecisionName = Literal["raise", "call", "timeout_call"]
+ResultName = Literal["win", "lose", "push", "trips", "void"]
+TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund"]
+DirectionName = Literal["debit", "credit"]
+
 MAX_AMOUNT = 10**12  # a trillion minor units: far above any table limit, far below bigint overflow
 Amount = Annotated[int, msgspec.Meta(ge=1, le=MAX_AMOUNT, description="integer minor units of the table currency")]
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
@@ -15,58 +28,55 @@ CardCode = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]$", descriptio
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
 
-class Request(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class RequestBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Base of every request body: unknown fields are refused, not ignored."""
 
 
-class CreateTable(Request):
+class CreateTable(RequestBody):
     name: Name
     paytable: Annotated[str, msgspec.Meta(min_length=1, max_length=64, examples=["standard/v1"])]
     currency: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}$", description="ISO 4217 code", examples=["EUR"])]
     min_ante: Amount
     max_ante: Amount
     decks: Annotated[int, msgspec.Meta(ge=1, le=8)] = 6
-    shoe_policy: Literal["per_round", "cut_card"] = "per_round"
+    shoe_policy: ShoePolicyName = "per_round"
     penetration: Annotated[int, msgspec.Meta(ge=10, le=90, description="cut card position, percent")] | None = None
     max_bets: Annotated[int, msgspec.Meta(ge=1, le=7)] = 7
     raise_window_seconds: Annotated[int, msgspec.Meta(ge=1, le=300)] = 15
-    mode: Literal["live", "test"] = "live"
+    mode: TableModeName = "live"
 
 
-class BetIn(Request):
+class BetIn(RequestBody):
     player_id: PlayerId
     ante: Amount
 
 
-class CreateRound(Request):
+class CreateRound(RequestBody):
     bets: Annotated[list[BetIn], msgspec.Meta(min_length=1, max_length=7)]
     forced_cards: Annotated[list[CardCode], msgspec.Meta(min_length=2, max_length=3)] | None = None
 
 
-class DecisionIn(Request):
-    bet_id: Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
-    action: Literal["raise", "call"]
-    amount: Annotated[int, msgspec.Meta(ge=0, le=MAX_AMOUNT)] | None = None
+BetId = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
 
 
-class VoidIn(Request):
+class RaiseIn(RequestBody, tag_field="action", tag="raise"):
+    bet_id: BetId
+    amount: Annotated[int, msgspec.Meta(ge=0, le=MAX_AMOUNT, description="1..ante; absent: the whole ante")] | None = (
+        None
+    )
+
+
+class CallIn(RequestBody, tag_field="action", tag="call"):
+    bet_id: BetId
+    # Older clients send `"amount": 0` with a call; any other amount is refused (a call raises nothing).
+    amount: Annotated[int, msgspec.Meta(ge=0, le=MAX_AMOUNT, description="only 0, or absent")] | None = None
+
+
+DecisionIn = RaiseIn | CallIn  # tagged by `action`
+
+
+class VoidIn(RequestBody):
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
-
-
-class Theoretical(msgspec.Struct, kw_only=True):
-    paytable: str
-    paytable_sha256: str
-    decks: int
-    house_edge: str
-    house_edge_fraction: str
-    rtp_per_total_bet: str
-    rtp_per_total_bet_fraction: str
-    min_raise_spread: int | None
-    raise_spreads: list[int]
-    never_raise_house_edge: str
-    never_raise_house_edge_fraction: str
-    std_dev_per_ante: str
-    outcome_probabilities: dict[str, str]
 
 
 class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -89,18 +99,18 @@ class PaytableList(msgspec.Struct, kw_only=True):
 class TableOut(msgspec.Struct, kw_only=True):
     table_id: UUID
     name: str
-    status: Literal["open", "closed"]
+    status: TableStatusName
     paytable: str
     paytable_sha256: str
     decks: int
-    shoe_policy: str
+    shoe_policy: ShoePolicyName
     penetration: int | None
     currency: str
     min_ante: int
     max_ante: int
     max_bets: int
     raise_window_seconds: int
-    mode: str
+    mode: TableModeName
     created_at: datetime
     closed_at: datetime | None
     theoretical: Theoretical
@@ -112,8 +122,8 @@ class TableList(msgspec.Struct, kw_only=True):
 
 class TransactionOut(msgspec.Struct, kw_only=True):
     id: str
-    kind: Literal["ante", "raise", "payout", "post_penalty", "refund"]
-    type: Literal["debit", "credit"]
+    kind: TransactionKindName
+    type: DirectionName
     amount: int
 
 
@@ -122,8 +132,8 @@ class BetOut(msgspec.Struct, kw_only=True):
     player_id: str
     ante: int
     raise_: int = msgspec.field(name="raise")
-    decision: Literal["raise", "call", "timeout_call"] | None
-    result: Literal["win", "lose", "push", "trips", "void"] | None
+    decision: DecisionName | None
+    result: ResultName | None
     payout: int | None
     net: int | None
     transactions: list[TransactionOut]
@@ -148,12 +158,12 @@ class ShoeOut(msgspec.Struct, kw_only=True):
 class RoundOut(msgspec.Struct, kw_only=True):
     round_id: UUID
     table_id: UUID
-    status: Literal["raise_window", "settled", "void"]
+    status: RoundStatusName
     paytable: str
     paytable_sha256: str
     decks: int
     cards: list[CardOut]
-    outcome: Literal["consecutive", "pair", "trips", "spread"] | None
+    outcome: OutcomeName | None
     spread: int | None
     payout_odds: int | None
     raise_window_closes_at: datetime | None

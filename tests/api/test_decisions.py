@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
 from tests.api.helpers import check_money, check_reveal, decide, open_round, problem
 from tests.support.client import Signed
+from tests.support.clock import ManualClock
 
 # 4 and T: spread 5, standard/v1 pays 1 to 1; the 7 wins.
 SPREAD_5 = ["4S", "TH", "7D"]
@@ -134,7 +134,7 @@ async def test_a_settled_round_cannot_be_voided(api: Signed) -> None:
 
 
 async def test_after_the_raise_window_passes_decisions_are_refused_and_the_round_settles_with_timeout_calls(
-    api: Signed,
+    api: Signed, clock: ManualClock
 ) -> None:
     table = await api.table(mode="test", raise_window_seconds=1)
     late_decision, late_void, late_close, late_read = [
@@ -143,7 +143,7 @@ async def test_after_the_raise_window_passes_decisions_are_refused_and_the_round
     # one player decides in time
     for rnd in (late_decision, late_void, late_close, late_read):
         assert (await decide(api, rnd["round_id"], rnd["bets"][0]["bet_id"], "raise")).status_code == 200
-    await asyncio.sleep(1.1)
+    clock.advance(1)  # the window closes at the instant its deadline arrives
 
     refused = await decide(api, late_decision["round_id"], late_decision["bets"][1]["bet_id"], "raise")
     problem(refused, 409, "RAISE_WINDOW_CLOSED")

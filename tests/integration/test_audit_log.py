@@ -4,21 +4,40 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 from uuid import UUID
 
 import asyncpg
 import msgspec
 import pytest
 
-from audit.chain import Record, decode, verify
+from audit.chain import Record, verify
+from audit.records import decode_record
 from paytables import loader
-from service.db import audit
+from paytables.events import (
+    BetSettled,
+    CardDealt,
+    Decided,
+    Event,
+    OpenedBet,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    ShoeRevealed,
+    ShoeShuffled,
+    SpreadAnnounced,
+    TableCreated,
+    kind_of,
+)
+from service.db import audit_sql
 from service.db.migrate import apply_migrations, migration_files
 from shoe.shoe import Reveal, verify_reveal
 from tests.support.client import Signed
+from tests.support.clock import ManualClock
 from tests.support.scratch import scratch_database
+
+E = TypeVar("E")
 
 STANDARD_SHA256 = loader.get("standard/v1").sha256
 
@@ -31,12 +50,13 @@ class Row(msgspec.Struct, frozen=True, kw_only=True):
     round_id: UUID | None
     bet_id: str | None
     test: bool
-    record: Record
+    recorded_at: datetime
+    record: Record[Event]
 
 
 async def audit_rows(db: asyncpg.Connection, table_id: str) -> list[Row]:
     found = await db.fetch(
-        "SELECT seq, kind, round_id, bet_id, test, body FROM audit_log WHERE table_id = $1 ORDER BY seq",
+        "SELECT seq, kind, round_id, bet_id, test, recorded_at, body FROM audit_log WHERE table_id = $1 ORDER BY seq",
         UUID(table_id),
     )
     return [
@@ -46,14 +66,16 @@ async def audit_rows(db: asyncpg.Connection, table_id: str) -> list[Row]:
             round_id=r["round_id"],
             bet_id=r["bet_id"],
             test=r["test"],
-            record=decode(r["body"]),
+            recorded_at=r["recorded_at"],
+            record=decode_record(r["body"]),
         )
         for r in found
     ]
 
 
-def payloads(rows: list[Row], kind: str, round_id: str | None = None) -> list[dict[str, Any]]:
-    return [r.record.payload for r in rows if r.kind == kind and (round_id is None or r.record.round_id == round_id)]
+def events(rows: list[Row], kind: type[E], round_id: str | None = None) -> list[E]:
+    found = [r.record.event for r in rows if round_id is None or r.round_id == UUID(round_id)]
+    return [e for e in found if isinstance(e, kind)]
 
 
 async def play(api: Signed, table_id: str, cards: list[str], antes: tuple[int, ...] = (10,)) -> Any:
@@ -67,10 +89,11 @@ async def decide(api: Signed, rnd: Any, index: int, action: str) -> Any:
 
 
 async def test_a_played_test_table_leaves_a_gap_free_verifying_chain_of_every_step(
-    api: Signed, db: asyncpg.Connection
+    api: Signed, db: asyncpg.Connection, clock: ManualClock
 ) -> None:
     table = await api.table(mode="test", raise_window_seconds=1)
     tid = table["table_id"]
+    operator = api.operator_id
     # Opened first so that its one-second window runs out while the other rounds are played.
     timed = await play(api, tid, ["3S", "JH", "9D"], antes=(10, 5))
     await decide(api, timed, 0, "raise")
@@ -82,23 +105,31 @@ async def test_a_played_test_table_leaves_a_gap_free_verifying_chain_of_every_st
     closed = await api.ok("POST", f"/v1/rounds/{dealt['round_id']}/close")
     opened = await play(api, tid, ["2S", "9H"])
     voided = await api.ok("POST", f"/v1/rounds/{opened['round_id']}/void", {"reason": "card misdealt"})
-    closes_at = datetime.fromisoformat(timed["raise_window_closes_at"])
-    await asyncio.sleep(max(0.0, (closes_at - datetime.now(UTC)).total_seconds()) + 0.05)
+    clock.now = max(clock.now, datetime.fromisoformat(timed["raise_window_closes_at"]))
     timed = await api.ok("GET", f"/v1/rounds/{timed['round_id']}")
     finals = [timed, consecutive, pair, trips, raised, closed, voided]
 
-    report = verify(await audit.select_chain(db, UUID(tid)), table_id=tid)
+    report = verify(await audit_sql.select_chain(db, UUID(tid)), table_id=tid)
     assert report.ok, report.error
     rows = await audit_rows(db, tid)
     assert [r.seq for r in rows] == list(range(1, len(rows) + 1))
     assert report.records == len(rows)
     assert all(r.test and r.record.test for r in rows)
+    assert all(r.record.schema == 2 for r in rows)
     assert all(
-        (r.kind, r.round_id and str(r.round_id), r.bet_id) == (r.record.kind, r.record.round_id, r.record.bet_id)
+        (r.kind, r.round_id and str(r.round_id), r.bet_id)
+        == (kind_of(r.record.event), getattr(r.record.event, "round_id", None), getattr(r.record.event, "bet_id", None))
         for r in rows
     )
-    assert rows[0].kind == "table_created"
-    assert rows[0].record.payload["paytable_sha256"] == STANDARD_SHA256
+    # recorded_at never goes backwards along the chain, and the column says what the hashed body says.
+    assert [r.record.recorded_at for r in rows] == sorted(r.record.recorded_at for r in rows)
+    assert all(r.recorded_at == r.record.recorded_at for r in rows)
+    (created,) = events(rows, TableCreated)
+    assert (rows[0].kind, created.operator_id, created.settings.paytable_sha256) == (
+        "table_created",
+        operator,
+        STANDARD_SHA256,
+    )
 
     # Hand-worked results: 3-J spread 7 at 1:1, a 9 wins; pushes; trips 11:1; 5-9 spread 3 at 2:1, a 7 wins;
     # 4-T and a 2 loses; the void refunds the ante.
@@ -127,70 +158,68 @@ async def test_a_played_test_table_leaves_a_gap_free_verifying_chain_of_every_st
     for rnd in finals:
         rid = rnd["round_id"]
         commitment = rnd["shoe"]["commitment"]
-        assert payloads(rows, "round_opened", rid) == [
-            {
-                "table_id": tid,
-                "paytable": "standard/v1",
-                "paytable_sha256": STANDARD_SHA256,
-                "decks": 6,
-                "test": True,
-                "commitment": commitment,
-                "opened_at": rnd["opened_at"],
-                "bets": [{"bet_id": b["bet_id"], "player_id": b["player_id"], "ante": b["ante"]} for b in rnd["bets"]],
-            }
+        assert events(rows, RoundOpened, rid) == [
+            RoundOpened(
+                round_id=rid,
+                paytable="standard/v1",
+                paytable_sha256=STANDARD_SHA256,
+                decks=6,
+                commitment=commitment,
+                opened_at=datetime.fromisoformat(rnd["opened_at"]),
+                bets=tuple(
+                    OpenedBet(bet_id=b["bet_id"], player_id=b["player_id"], ante=b["ante"]) for b in rnd["bets"]
+                ),
+                actor=operator,
+            )
         ]
-        dealt_cards = [
-            (p["position"], p["card"], p["shoe_index"], p["commitment"]) for p in payloads(rows, "card_dealt", rid)
-        ]
+        dealt_cards = [(e.position, e.card, e.shoe_index, e.commitment) for e in events(rows, CardDealt, rid)]
         assert dealt_cards == [(c["position"], c["card"], c["shoe_index"], commitment) for c in rnd["cards"]]
-        settled = {r.bet_id: r.record.payload for r in rows if r.kind == "bet_settled" and r.record.round_id == rid}
-        assert settled == {
-            b["bet_id"]: {
-                "player_id": b["player_id"],
-                "ante": b["ante"],
-                "raise": b["raise"],
-                "decision": b["decision"],
-                "result": b["result"],
-                "payout": b["payout"],
-                "net": b["net"],
-                "transactions": b["transactions"],
-            }
+        settled = {e.bet_id: e for e in events(rows, BetSettled, rid)}
+        assert {
+            bet_id: (e.player_id, e.ante, e.raise_amount, e.decision, e.result, e.payout, e.net)
+            for bet_id, e in settled.items()
+        } == {
+            b["bet_id"]: (b["player_id"], b["ante"], b["raise"], b["decision"], b["result"], b["payout"], b["net"])
             for b in rnd["bets"]
         }
-        # Its shoe's commitment was published before the round opened, and revealed once it ended.
-        shuffled = [r.seq for r in rows if r.kind == "shoe_shuffled" and r.record.payload["commitment"] == commitment]
-        (opened_at,) = [r.seq for r in rows if r.kind == "round_opened" and r.record.round_id == rid]
+        for b in rnd["bets"]:
+            assert msgspec.to_builtins(list(settled[b["bet_id"]].transactions)) == b["transactions"]
+        # Its shoe's commitment was published, naming the round, before the round opened, and revealed once it ended.
+        shuffled = [
+            r.seq for r in rows if isinstance(r.record.event, ShoeShuffled) and r.record.event.commitment == commitment
+        ]
+        (opened_at,) = [r.seq for r in rows if r.kind == "round_opened" and r.round_id == UUID(rid)]
         assert (len(shuffled), shuffled[0] < opened_at) == (1, True)
-        (reveal,) = [p for p in payloads(rows, "shoe_revealed") if p["commitment"] == commitment]
-        assert reveal["commitment"] == commitment
-        assert verify_reveal(commitment, Reveal(salt=reveal["salt"], order=reveal["order"]))
-        assert reveal["order"].startswith("".join(c["card"] for c in rnd["cards"]))
+        (announced,) = [e for e in events(rows, ShoeShuffled) if e.commitment == commitment]
+        assert (announced.round_id, announced.forced_cards) == (rid, tuple(c["card"] for c in rnd["cards"]) or ())
+        (reveal,) = [e for e in events(rows, ShoeRevealed) if e.commitment == commitment]
+        assert reveal.round_id == rid
+        assert verify_reveal(commitment, Reveal(salt=reveal.salt, order=reveal.order))
+        assert reveal.order.startswith("".join(c["card"] for c in rnd["cards"]))
 
-    spreads = [
-        (r.record.round_id, p["spread"], p["odds"])
-        for r in rows
-        if r.kind == "spread_announced"
-        for p in [r.record.payload]
-    ]
+    spreads = [(e.round_id, e.spread, e.odds) for e in events(rows, SpreadAnnounced)]
     assert spreads == [
         (timed["round_id"], 7, 1),
         (raised["round_id"], 3, 2),
         (dealt["round_id"], 5, 1),
         (opened["round_id"], 6, 1),
     ]
-    decisions = [(r.record.round_id, r.bet_id, r.record.payload) for r in rows if r.kind == "decision"]
+    decisions = [(e.round_id, e.bet_id, e.action, e.raise_amount, e.by, e.actor) for e in events(rows, Decided)]
     assert decisions == [
-        (timed["round_id"], f"{timed['round_id']}.1", {"action": "raise", "amount": 10, "by": "player"}),
-        (raised["round_id"], f"{raised['round_id']}.1", {"action": "raise", "amount": 10, "by": "player"}),
-        (dealt["round_id"], f"{dealt['round_id']}.1", {"action": "timeout_call", "amount": 0, "by": "dealer"}),
-        (timed["round_id"], f"{timed['round_id']}.2", {"action": "timeout_call", "amount": 0, "by": "timeout"}),
+        (timed["round_id"], f"{timed['round_id']}.1", "raise", 10, "player", operator),
+        (raised["round_id"], f"{raised['round_id']}.1", "raise", 10, "player", operator),
+        (dealt["round_id"], f"{dealt['round_id']}.1", "timeout_call", 0, "dealer", operator),
+        (timed["round_id"], f"{timed['round_id']}.2", "timeout_call", 0, "timeout", "system"),
     ]
-    ends = [(r.kind, r.record.round_id) for r in rows if r.kind in ("round_settled", "round_voided")]
+    ends = [(r.kind, str(r.round_id)) for r in rows if r.kind in ("round_settled", "round_voided")]
     assert Counter(ends) == Counter(
         [("round_settled", r["round_id"]) for r in finals if r is not voided] + [("round_voided", voided["round_id"])]
     )
-    assert payloads(rows, "round_voided") == [{"reason": "card misdealt", "at": voided["settled_at"]}]
-    assert payloads(rows, "round_settled", trips["round_id"])[0]["outcome"] == "trips"
+    voided_at = datetime.fromisoformat(voided["settled_at"])
+    assert events(rows, RoundVoided) == [
+        RoundVoided(round_id=voided["round_id"], reason="card misdealt", voided_at=voided_at, actor=operator)
+    ]
+    assert events(rows, RoundSettled, trips["round_id"])[0].outcome == "trips"
 
 
 async def settle(api: Signed, rnd: Any) -> Any:
@@ -208,7 +237,6 @@ async def test_rounds_on_a_live_table_are_recorded_with_test_false(api: Signed, 
     rows = await audit_rows(db, table["table_id"])
     assert {r.kind for r in rows} >= {"table_created", "round_opened", "card_dealt", "bet_settled", "round_settled"}
     assert not any(r.test or r.record.test for r in rows)
-    assert payloads(rows, "round_opened")[0]["test"] is False
 
 
 async def test_a_cut_card_shoe_is_shuffled_with_the_table_dealt_on_across_rounds_and_revealed_at_close(
@@ -220,22 +248,22 @@ async def test_a_cut_card_shoe_is_shuffled_with_the_table_dealt_on_across_rounds
         await settle(api, await api.ok("POST", f"/v1/tables/{tid}/rounds", {"bets": [{"player_id": "p", "ante": 5}]}))
     await api.ok("POST", f"/v1/tables/{tid}/close")
     rows = await audit_rows(db, tid)
-    assert verify(await audit.select_chain(db, UUID(tid)), table_id=tid).ok
+    assert verify(await audit_sql.select_chain(db, UUID(tid)), table_id=tid).ok
     kinds = [r.kind for r in rows]
     assert kinds[:2] == ["table_created", "shoe_shuffled"]
     assert kinds[-2:] == ["table_closed", "shoe_revealed"]
     # Three rounds of at most three cards stay well short of the cut: one shoe all along.
     assert (kinds.count("shoe_shuffled"), kinds.count("shoe_revealed")) == (1, 1)
-    (shuffled,) = payloads(rows, "shoe_shuffled")
-    (revealed,) = payloads(rows, "shoe_revealed")
-    # One 52-card deck cut at 50 percent.
-    assert (shuffled["policy"], shuffled["decks"], shuffled["cut_position"]) == ("cut_card", 1, 26)
-    assert revealed["commitment"] == shuffled["commitment"]
-    assert verify_reveal(shuffled["commitment"], Reveal(salt=revealed["salt"], order=revealed["order"]))
-    dealt = payloads(rows, "card_dealt")
-    assert [p["shoe_index"] for p in dealt] == list(range(len(dealt)))  # one shoe, dealt on from where it stopped
-    assert [p["card"] for p in dealt] == [revealed["order"][2 * i : 2 * i + 2] for i in range(len(dealt))]
-    assert revealed["dealt"] == len(dealt)
+    (shuffled,) = events(rows, ShoeShuffled)
+    (revealed,) = events(rows, ShoeRevealed)
+    # One 52-card deck cut at 50 percent; a table's shoe belongs to no one round.
+    assert (shuffled.policy, shuffled.decks, shuffled.cut_position, shuffled.round_id) == ("cut_card", 1, 26, None)
+    assert (revealed.commitment, revealed.round_id) == (shuffled.commitment, None)
+    assert verify_reveal(shuffled.commitment, Reveal(salt=revealed.salt, order=revealed.order))
+    dealt = events(rows, CardDealt)
+    assert [e.shoe_index for e in dealt] == list(range(len(dealt)))  # one shoe, dealt on from where it stopped
+    assert [e.card for e in dealt] == [revealed.order[2 * i : 2 * i + 2] for i in range(len(dealt))]
+    assert revealed.dealt == len(dealt)
 
 
 @pytest.mark.parametrize(
@@ -250,7 +278,7 @@ async def test_the_audit_log_refuses_update_delete_and_truncate(
     api: Signed, db: asyncpg.Connection, statement: str
 ) -> None:
     table_id = UUID((await api.table())["table_id"])
-    before = await audit.select_chain(db, table_id)
+    before = await audit_sql.select_chain(db, table_id)
     assert len(before) == 1
     transaction = db.transaction()
     await transaction.start()
@@ -259,7 +287,7 @@ async def test_the_audit_log_refuses_update_delete_and_truncate(
             await db.execute(statement, *([table_id] if "$1" in statement else []))
     finally:
         await transaction.rollback()  # should the trigger ever be missing, the session's records still survive
-    assert await audit.select_chain(db, table_id) == before
+    assert await audit_sql.select_chain(db, table_id) == before
 
 
 @pytest.mark.parametrize(

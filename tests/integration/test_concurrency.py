@@ -6,7 +6,7 @@ import asyncio
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -14,11 +14,14 @@ import asyncpg
 import httpx
 import pytest
 
-from audit.chain import decode, verify
-from service.db import audit
+from audit.chain import verify
+from audit.records import decode_record
+from paytables.events import BetSettled, Decided, Event
+from service.db import audit_sql
 from service.settings import Settings
 from service.sweeper import sweep
 from tests.support.client import Signed
+from tests.support.clock import ManualClock
 from tests.support.live import live
 from tests.support.scratch import verified_scratch_database
 
@@ -45,8 +48,8 @@ def code(response: httpx.Response) -> str:
     return "OK" if response.status_code < 300 else str(response.json()["code"])
 
 
-async def round_records(db: asyncpg.Connection, round_id: str) -> list[tuple[str, str | None, dict[str, Any]]]:
-    return [(r.kind, r.bet_id, r.payload) for r in map(decode, await audit.select_round_records(db, UUID(round_id)))]
+async def round_events(db: asyncpg.Connection, round_id: str) -> list[Event]:
+    return [decode_record(body).event for body in await audit_sql.select_round_records(db, UUID(round_id))]
 
 
 async def open_round(api: Signed, table_id: str, cards: list[str] | None, players: int = 1) -> Any:
@@ -63,7 +66,7 @@ def decision(api: Signed, rnd: Any, index: int, action: str) -> Awaitable[httpx.
 
 
 async def assert_chain_is_whole(db: asyncpg.Connection, table_id: str) -> int:
-    links = await audit.select_chain(db, UUID(table_id))
+    links = await audit_sql.select_chain(db, UUID(table_id))
     report = verify(links, table_id=table_id)
     assert report.ok, report.error
     assert [link.seq for link in links] == list(range(1, len(links) + 1))
@@ -78,9 +81,9 @@ def hand_paid(cards: list[str], decision: str) -> tuple[int, int]:
 
 
 async def test_decisions_closes_and_sweeps_racing_at_the_deadline_settle_each_round_exactly_once(
-    settings: Settings, db: asyncpg.Connection
+    settings: Settings, db: asyncpg.Connection, clock: ManualClock
 ) -> None:
-    async with live(settings) as a, live(settings) as b:
+    async with live(settings, clock=clock) as a, live(settings, clock=clock) as b:
         table = await a.api.table(mode="test", raise_window_seconds=1)
         deals = [WIN if i % 2 else LOSE for i in range(8)]
         rounds = [
@@ -88,10 +91,15 @@ async def test_decisions_closes_and_sweeps_racing_at_the_deadline_settle_each_ro
         ]
         for i, rnd in enumerate(rounds):
             assert (await decision((b, a)[i % 2].api, rnd, 0, "raise")).status_code == 200
-        # From just before the first deadline until after the last, requests and sweeps land at jittered moments,
-        # so some rounds are decided or closed in time, some settle on a late request, some in a sweep.
+        # Requests and sweeps land at jittered moments while the shared clock jumps past every deadline in the
+        # middle of them, so some rounds are decided or closed in time, some settle on a late request, some in a sweep.
         first = datetime.fromisoformat(rounds[0]["raise_window_closes_at"])
-        await asyncio.sleep(max(0.0, (first - datetime.now(UTC)).total_seconds() - 0.04))
+        last = datetime.fromisoformat(rounds[-1]["raise_window_closes_at"])
+        clock.now = first - timedelta(milliseconds=100)
+
+        async def pass_the_deadlines() -> None:
+            clock.now = last + timedelta(milliseconds=1)
+
         jitter = random.Random(20240501)
         requests = [
             after(jitter.uniform(0, 0.15), request)
@@ -103,19 +111,21 @@ async def test_decisions_closes_and_sweeps_racing_at_the_deadline_settle_each_ro
                 b.api.post(f"/v1/rounds/{rnd['round_id']}/close"),
             )
         ]
-        sweeps = [after(0.015 * i, sweep((a, b)[i % 2].pool, settings)) for i in range(12)]
-        responses, swept = await asyncio.gather(asyncio.gather(*requests), asyncio.gather(*sweeps))
+        sweeps = [after(0.015 * i, sweep((a, b)[i % 2].runner)) for i in range(12)]
+        responses, swept, _ = await asyncio.gather(
+            asyncio.gather(*requests), asyncio.gather(*sweeps), after(0.06, pass_the_deadlines())
+        )
         finals = [await a.api.ok("GET", f"/v1/rounds/{rnd['round_id']}") for rnd in rounds]
 
     assert {code(r) for r in responses} <= {"OK", "NOT_IN_RAISE_WINDOW", "RAISE_WINDOW_CLOSED"}
     unclaimed, late_refusals = 0, 0  # rounds the deadline settled without a 200: a sweep or a late decision did
     for i, (cards, rnd, final) in enumerate(zip(deals, rounds, finals, strict=True)):
-        records = await round_records(db, rnd["round_id"])
-        kinds = Counter(kind for kind, _, _ in records)
-        assert (kinds["round_settled"], kinds["bet_settled"], kinds["decision"], kinds["card_dealt"]) == (1, 2, 2, 3)
+        records = await round_events(db, rnd["round_id"])
+        kinds = Counter(type(e).__name__ for e in records)
+        assert (kinds["RoundSettled"], kinds["BetSettled"], kinds["Decided"], kinds["CardDealt"]) == (1, 2, 2, 3)
         assert final["status"] == "settled"
         first, second = final["bets"]
-        by = {bet: p["by"] for kind, bet, p in records if kind == "decision"}
+        by = {e.bet_id: e.by for e in records if isinstance(e, Decided)}
         assert (first["decision"], by[first["bet_id"]]) == ("raise", "player")
         # Requests per round: a's call, b's raise, a's close, b's close. At most one can have settled it.
         mine = responses[4 * i : 4 * i + 4]
@@ -136,7 +146,7 @@ async def test_decisions_closes_and_sweeps_racing_at_the_deadline_settle_each_ro
                 late_refusals += any(code(r) == "RAISE_WINDOW_CLOSED" for r in mine[:2])
         if won:
             assert mine[won[0]].json() == final
-        paid = {bet: (p["payout"], p["net"]) for kind, bet, p in records if kind == "bet_settled"}
+        paid = {e.bet_id: (e.payout, e.net) for e in records if isinstance(e, BetSettled)}
         for bet in final["bets"]:
             assert paid[bet["bet_id"]] == (bet["payout"], bet["net"]) == hand_paid(cards, bet["decision"])
     # A sweep settles only rounds nobody else did; the rest of those went to a late decision (a 409 that settled).
@@ -158,7 +168,7 @@ async def test_fifty_concurrent_decisions_on_one_bet_make_exactly_one_decision(
     assert codes == {"OK": 1, refusal: 49}
     (winner,) = [r.json() for r in responses if r.status_code == 200]
     bet_id = rnd["bets"][0]["bet_id"]
-    decisions = [(bet, p["action"]) for kind, bet, p in await round_records(db, rnd["round_id"]) if kind == "decision"]
+    decisions = [(e.bet_id, e.action) for e in await round_events(db, rnd["round_id"]) if isinstance(e, Decided)]
     assert decisions == [(bet_id, winner["bets"][0]["decision"])]
     assert winner["status"] == ("settled" if players == 1 else "raise_window")
 

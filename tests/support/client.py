@@ -10,19 +10,24 @@ from typing import Any
 from httpx import AsyncClient, Response
 
 from service.auth import sign
+from tests.support.clock import ManualClock
 
 
 class Signed:
     """Signs every request as `operator_id` with `secret`; POSTs get a fresh Idempotency-Key unless given one."""
 
-    def __init__(self, client: AsyncClient, operator_id: str, secret: str) -> None:
+    def __init__(self, client: AsyncClient, operator_id: str, secret: str, *, clock: ManualClock | None = None) -> None:
         # Litestar's AsyncTestClient is an httpx.AsyncClient, and so is tests/support/live.py's ASGI-transport one.
         self.client = client
         self.operator_id = operator_id
         self.secret = secret
+        self.clock = clock  # the server's clock, when the test moves it: signatures are checked against it
+
+    def now(self) -> int:
+        return int(time.time()) if self.clock is None else self.clock.timestamp()
 
     def headers(self, method: str, path: str, body: bytes, *, timestamp: int | None = None) -> dict[str, str]:
-        ts = str(int(time.time()) if timestamp is None else timestamp)
+        ts = str(self.now() if timestamp is None else timestamp)
         return {
             "content-type": "application/json",
             "x-operator-id": self.operator_id,

@@ -17,7 +17,9 @@ from litestar import Litestar
 
 from service.app import create_app
 from service.settings import Settings
+from service.unit_of_work import Runner
 from tests.support.client import Signed
+from tests.support.clock import ManualClock
 
 
 class Live(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,13 +28,15 @@ class Live(msgspec.Struct, frozen=True, kw_only=True):
     api: Signed
     pool: asyncpg.Pool
     app: Litestar
+    runner: Runner
 
 
 @contextlib.asynccontextmanager
-async def live(settings: Settings, *, sweep: bool = False) -> AsyncIterator[Live]:
-    app = create_app(settings, sweep=sweep)
+async def live(settings: Settings, *, sweep: bool = False, clock: ManualClock | None = None) -> AsyncIterator[Live]:
+    """One app instance; instances sharing a ManualClock see the same time, which only the test moves."""
+    app = create_app(settings, sweep=sweep) if clock is None else create_app(settings, sweep=sweep, clock=clock)
     operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
     transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]  # Litestar types ASGI scopes as TypedDicts
     async with app.lifespan(), httpx.AsyncClient(transport=transport, base_url="http://testserver.local") as client:
-        signed = Signed(client, operator, secret)
-        yield Live(api=signed, pool=app.state.pool, app=app)
+        signed = Signed(client, operator, secret, clock=clock)
+        yield Live(api=signed, pool=app.state.pool, app=app, runner=app.state.runner)

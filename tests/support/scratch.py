@@ -7,8 +7,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 
-from audit.chain import verify
-from service.db import Conn, audit
+from service.audit_verify import broken, verify_chains
 from service.db.migrate import apply_migrations
 from tests.support.database import fresh_database_name, with_database
 
@@ -35,16 +34,6 @@ async def scratch_database(server_url: str, *, migrate: bool = True) -> AsyncIte
         await admin.close()
 
 
-async def broken_chains(conn: Conn) -> dict[str, str | None]:
-    """Every table whose audit chain does not verify, with what is wrong with it."""
-    broken: dict[str, str | None] = {}
-    for table_id in await audit.select_table_ids(conn):
-        report = verify(await audit.select_chain(conn, table_id), table_id=str(table_id))
-        if not report.ok:
-            broken[str(table_id)] = report.error
-    return broken
-
-
 @contextlib.asynccontextmanager
 async def verified_scratch_database(server_url: str) -> AsyncIterator[str]:
     """A scratch database whose every audit chain must still verify when the tests using it are done."""
@@ -52,6 +41,6 @@ async def verified_scratch_database(server_url: str) -> AsyncIterator[str]:
         yield url
         conn = await asyncpg.connect(url)
         try:
-            assert await broken_chains(conn) == {}
+            assert broken(await verify_chains(conn)) == {}
         finally:
             await conn.close()

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from paytables import loader
-from paytables.red_dog import Kind, Outcome, Result, RuleError, Settlement, classify, settle
+from paytables.red_dog import Outcome, Result, RuleError, Settlement, TransactionKind, classify, settle
 from tests.unit.oracle import PAYTABLE_IDS, RANKS, Expected, expected, third_card_class
 
 ANTE = 10
 BET_ID = "round-7:seat-1"
 
 
-def movement_rows(settlement: Settlement) -> list[tuple[str, str, str, int]]:
-    return [(m.id, m.kind, m.type, m.amount) for m in settlement.movements]
+def transaction_rows(settlement: Settlement) -> list[tuple[str, str, str, int]]:
+    return [(m.id, m.kind, m.type, m.amount) for m in settlement.transactions]
 
 
-def expected_movement_rows(ante: int, raised: int, want: Expected) -> list[tuple[str, str, str, int]]:
+def expected_transaction_rows(ante: int, raised: int, want: Expected) -> list[tuple[str, str, str, int]]:
     rows = [(f"{BET_ID}:ante", "ante", "debit", ante)]
     if raised:
         rows.append((f"{BET_ID}:raise", "raise", "debit", raised))
@@ -46,10 +46,10 @@ def test_every_deal_settles_as_the_english_rules_say(paytable_id: str, first: in
     for first_rank, second, third, raised in deals(first):
         got = settle(paytable, first_rank, second, third, ANTE, raised, bet_id=BET_ID)
         want = expected(paytable_id, first_rank, second, third, ANTE, raised)
-        if (got.result, got.paid, got.net) != (want.result, want.paid, want.net):
+        if (got.result, got.payout, got.net) != (want.result, want.paid, want.net):
             wrong.append(f"{first_rank}-{second} then {third} raise {raised}: got {got}, want {want}")
-        elif movement_rows(got) != expected_movement_rows(ANTE, raised, want):
-            wrong.append(f"{first_rank}-{second} then {third} raise {raised}: movements {got.movements}")
+        elif transaction_rows(got) != expected_transaction_rows(ANTE, raised, want):
+            wrong.append(f"{first_rank}-{second} then {third} raise {raised}: movements {got.transactions}")
     assert wrong == []
 
 
@@ -80,27 +80,27 @@ def test_the_exhaustive_walk_meets_every_third_card_class_a_deal_has(
 
 def test_a_five_and_a_nine_with_a_seven_and_a_full_raise_pays_two_to_one_on_standard() -> None:
     got = settle(loader.get("standard/v1"), 5, 9, 7, ante=10, raise_amount=10)
-    assert (got.result, got.paid, got.net, got.wagered) == (Result.WIN, 60, 40, 20)
+    assert (got.result, got.payout, got.net, got.wagered) == (Result.WIN, 60, 40, 20)
 
 
 def test_the_generous_table_pays_three_to_one_on_a_spread_of_three() -> None:
     got = settle(loader.get("generous/v1"), 5, 9, 7, ante=10, raise_amount=10)
-    assert (got.result, got.paid, got.net) == (Result.WIN, 80, 60)
+    assert (got.result, got.payout, got.net) == (Result.WIN, 80, 60)
 
 
 def test_a_spread_of_one_pays_five_to_one() -> None:
     got = settle(loader.get("standard/v1"), 4, 6, 5, ante=10)
-    assert (got.result, got.paid, got.net) == (Result.WIN, 60, 50)
+    assert (got.result, got.payout, got.net) == (Result.WIN, 60, 50)
 
 
 def test_a_pair_followed_by_a_matching_card_pays_eleven_to_one() -> None:
     got = settle(loader.get("standard/v1"), 8, 8, 8, ante=10)
-    assert (got.result, got.paid, got.net) == (Result.TRIPS, 120, 110)
+    assert (got.result, got.payout, got.net) == (Result.TRIPS, 120, 110)
 
 
 def test_a_pair_followed_by_any_other_card_returns_the_ante() -> None:
     got = settle(loader.get("standard/v1"), 8, 8, 3, ante=10)
-    assert (got.result, got.paid, got.net) == (Result.PUSH, 10, 0)
+    assert (got.result, got.payout, got.net) == (Result.PUSH, 10, 0)
 
 
 def test_a_king_and_an_ace_are_consecutive_and_push_without_a_third_card() -> None:
@@ -108,31 +108,31 @@ def test_a_king_and_an_ace_are_consecutive_and_push_without_a_third_card() -> No
     assert classify(13, 14, paytable).outcome is Outcome.CONSECUTIVE
     assert not classify(13, 14, paytable).needs_third_card
     got = settle(paytable, 14, 13, None, ante=10)
-    assert (got.result, got.paid, got.net) == (Result.PUSH, 10, 0)
+    assert (got.result, got.payout, got.net) == (Result.PUSH, 10, 0)
 
 
 def test_an_ace_and_a_two_make_the_widest_spread_of_eleven() -> None:
     paytable = loader.get("standard/v1")
     assert classify(14, 2, paytable).spread == 11
     assert classify(2, 14, paytable).odds == 1
-    assert settle(paytable, 14, 2, 13, ante=10).paid == 20
+    assert settle(paytable, 14, 2, 13, ante=10).payout == 20
 
 
 def test_hitting_the_post_on_the_post_double_table_loses_twice_the_wager() -> None:
     got = settle(loader.get("post-double/v1"), 5, 9, 9, ante=10, raise_amount=10, bet_id=BET_ID)
-    assert (got.result, got.paid, got.net, got.wagered) == (Result.LOSE, 0, -40, 40)
-    assert movement_rows(got) == [
-        (f"{BET_ID}:ante", Kind.ANTE, "debit", 10),
-        (f"{BET_ID}:raise", Kind.RAISE, "debit", 10),
-        (f"{BET_ID}:post_penalty", Kind.POST_PENALTY, "debit", 20),
-        (f"{BET_ID}:payout", Kind.PAYOUT, "credit", 0),
+    assert (got.result, got.payout, got.net, got.wagered) == (Result.LOSE, 0, -40, 40)
+    assert transaction_rows(got) == [
+        (f"{BET_ID}:ante", TransactionKind.ANTE, "debit", 10),
+        (f"{BET_ID}:raise", TransactionKind.RAISE, "debit", 10),
+        (f"{BET_ID}:post_penalty", TransactionKind.POST_PENALTY, "debit", 20),
+        (f"{BET_ID}:payout", TransactionKind.PAYOUT, "credit", 0),
     ]
 
 
 def test_hitting_the_post_on_the_standard_table_loses_only_the_wager() -> None:
     got = settle(loader.get("standard/v1"), 5, 9, 5, ante=10, raise_amount=10)
-    assert (got.result, got.paid, got.net, got.wagered) == (Result.LOSE, 0, -20, 20)
-    assert Kind.POST_PENALTY not in {m.kind for m in got.movements}
+    assert (got.result, got.payout, got.net, got.wagered) == (Result.LOSE, 0, -20, 20)
+    assert TransactionKind.POST_PENALTY not in {m.kind for m in got.transactions}
 
 
 def test_a_card_outside_the_posts_on_the_post_double_table_loses_only_the_wager() -> None:
@@ -142,7 +142,7 @@ def test_a_card_outside_the_posts_on_the_post_double_table_loses_only_the_wager(
 
 def test_a_call_lists_no_raise_debit() -> None:
     got = settle(loader.get("standard/v1"), 5, 9, 2, ante=10, raise_amount=0)
-    assert [m.kind for m in got.movements] == [Kind.ANTE, Kind.PAYOUT]
+    assert [m.kind for m in got.transactions] == [TransactionKind.ANTE, TransactionKind.PAYOUT]
 
 
 def test_a_spread_or_a_pair_without_a_third_card_is_refused() -> None:

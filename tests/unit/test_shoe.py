@@ -18,9 +18,9 @@ from shoe.shoe import (
     ShoeError,
     ShoePolicy,
     cut_position,
-    dump,
+    decode_shoe,
+    encode_shoe,
     fresh_deck_cards,
-    load,
     new_shoe,
     verify_reveal,
 )
@@ -174,18 +174,18 @@ def test_dealing_returns_the_cards_in_order_and_leaves_the_dealt_shoe_unchanged(
         shoe.deal()
 
 
-def test_a_shoe_survives_dump_and_load_unchanged() -> None:
+def test_a_shoe_survives_encoding_and_decoding_unchanged() -> None:
     shoe = new_shoe(6, random.Random(9), policy=ShoePolicy.CUT_CARD, penetration=60)
     for _ in range(5):
         _, _, shoe = shoe.deal()
-    assert load(dump(shoe)) == shoe
+    assert decode_shoe(encode_shoe(shoe)) == shoe
     fresh = new_shoe(1, random.Random(10))
-    assert load(dump(fresh)) == fresh
+    assert decode_shoe(encode_shoe(fresh)) == fresh
 
 
-def test_loading_bytes_that_are_not_a_shoe_is_refused() -> None:
+def test_decoding_bytes_that_are_not_a_shoe_is_refused() -> None:
     with pytest.raises(msgspec.ValidationError):
-        load(msgspec.msgpack.encode({"decks": 1}))
+        decode_shoe(msgspec.msgpack.encode({"decks": 1}))
 
 
 def test_a_cut_card_shoe_asks_for_a_reshuffle_from_the_cut_card_on_and_never_before() -> None:

@@ -9,9 +9,9 @@ from litestar.params import FromPath, QueryParameter
 
 from paytables import loader
 from service.api import wire
-from service.api.docs import responses
+from service.api.openapi_docs import responses
+from service.api.presenters import paytable_out
 from service.errors import not_found
-from service.views import paytable_out
 
 
 @get("/", responses=responses(200, wire.PaytableList, 400), summary="List released paytables")

@@ -9,17 +9,19 @@ from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from litestar import Request, Response, get, post
-from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
+from litestar.params import FromPath, FromQuery, QueryParameter
 
-from paytables.round import Round
-from service import rounds
-from service.api import wire
-from service.api.docs import SIGNED, IdempotencyKey, responses
-from service.api.reply import read, reply, write
-from service.db.rounds import RoundFilter
+from service import round_use_cases
+from service.api import presenters, wire
+from service.api.bodies import body, body_of
+from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.replies import read, write
 from service.errors import ApiError
-from service.uow import Unit
-from service.views import round_out
+from service.round_use_cases import RoundQuery, RoundView
+
+
+def _present(view: RoundView) -> bytes:
+    return presenters.encode(presenters.round_out(view))
 
 
 @post(
@@ -27,14 +29,13 @@ from service.views import round_out
     status_code=201,
     responses=responses(201, wire.RoundOut, *SIGNED, 403, 404, 409, 422),
     summary="Open a round: take the antes, deal the two posts",
+    **body(wire.CreateRound),
 )
 async def create_round(
-    request: Request[Any, Any, Any],
-    table_id: FromPath[UUID],
-    data: JSONBody[wire.CreateRound],
-    idempotency_key: IdempotencyKey,
+    request: Request[Any, Any, Any], table_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    return reply(await write(request, 201, lambda unit: rounds.open_round(unit, table_id, data)))
+    new = presenters.new_round(body_of(request))
+    return await write(request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present)
 
 
 @post(
@@ -42,14 +43,13 @@ async def create_round(
     status_code=200,
     responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, 422),
     summary="A player's raise or call; the last one deals the third card and settles",
+    **body(wire.DecisionIn),
 )
 async def decide(
-    request: Request[Any, Any, Any],
-    round_id: FromPath[UUID],
-    data: JSONBody[wire.DecisionIn],
-    idempotency_key: IdempotencyKey,
+    request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    return reply(await write(request, 200, lambda unit: rounds.decide(unit, round_id, data)))
+    decision = presenters.decision(body_of(request))
+    return await write(request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present)
 
 
 @post(
@@ -61,7 +61,7 @@ async def decide(
 async def close_round(
     request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    return reply(await write(request, 200, lambda unit: rounds.close_round(unit, round_id)))
+    return await write(request, 200, lambda unit: round_use_cases.close_round(unit, round_id), _present)
 
 
 @post(
@@ -69,19 +69,18 @@ async def close_round(
     status_code=200,
     responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
     summary="Void an unsettled round: every stake is refunded",
+    **body(wire.VoidIn),
 )
 async def void_round(
-    request: Request[Any, Any, Any],
-    round_id: FromPath[UUID],
-    data: JSONBody[wire.VoidIn],
-    idempotency_key: IdempotencyKey,
+    request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    return reply(await write(request, 200, lambda unit: rounds.void_round(unit, round_id, data)))
+    reason = body_of(request).reason
+    return await write(request, 200, lambda unit: round_use_cases.void_round(unit, round_id, reason), _present)
 
 
 @get("/rounds/{round_id:uuid}", responses=responses(200, wire.RoundOut, *SIGNED, 404), summary="One round")
 async def get_round(request: Request[Any, Any, Any], round_id: FromPath[UUID]) -> wire.RoundOut:
-    return await read(request, lambda unit: rounds.get_round(unit, round_id))
+    return presenters.round_out(await read(request, lambda unit: round_use_cases.get_round(unit, round_id)))
 
 
 @get("/rounds", responses=responses(200, wire.RoundPage, *SIGNED), summary="Round history, newest first")
@@ -95,29 +94,23 @@ async def list_rounds(
     limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> wire.RoundPage:
-    before = None if cursor is None else decode_cursor(cursor)
-
-    async def page(unit: Unit) -> wire.RoundPage:
-        f = RoundFilter(
-            operator_id=unit.operator_id,
-            table_id=table_id,
-            player_id=player_id,
-            status=status,
-            opened_from=opened_from,
-            opened_to=opened_to,
-            before=before,
-            limit=limit + 1,  # one more than asked tells whether there is a next page
-        )
-        found = await rounds.list_rounds(unit, f)
-        items = [round_out(s.round, s.shoe, s.table_shoe_commitment) for s in found[:limit]]
-        more = len(found) > limit
-        return wire.RoundPage(items=items, next_cursor=encode_cursor(found[limit - 1].round) if more else None)
-
-    return await read(request, page)
+    query = RoundQuery(
+        table_id=table_id,
+        player_id=player_id,
+        status=status,
+        opened_from=opened_from,
+        opened_to=opened_to,
+        before=None if cursor is None else decode_cursor(cursor),
+        limit=limit + 1,  # one more than asked tells whether there is a next page
+    )
+    found = await read(request, lambda unit: round_use_cases.list_rounds(unit, query))
+    page = found[:limit]
+    next_cursor = encode_cursor(page[-1]) if len(found) > limit else None
+    return wire.RoundPage(items=[presenters.round_out(v) for v in page], next_cursor=next_cursor)
 
 
-def encode_cursor(rnd: Round) -> str:
-    text = f"{rnd.opened_at.isoformat()}|{rnd.round_id}"
+def encode_cursor(view: RoundView) -> str:
+    text = f"{view.round.opened_at.isoformat()}|{view.round.round_id}"
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 

@@ -6,12 +6,17 @@ from typing import Any
 from uuid import UUID
 
 from litestar import Request, Response, get, post
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath
 
-from service import tables
-from service.api import wire
-from service.api.docs import SIGNED, IdempotencyKey, responses
-from service.api.reply import read, reply, write
+from service import table_use_cases
+from service.api import presenters, wire
+from service.api.bodies import body, body_of
+from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.replies import read, write
+
+
+def _present(table: Any) -> bytes:
+    return presenters.encode(presenters.table_out(table))
 
 
 @post(
@@ -19,21 +24,21 @@ from service.api.reply import read, reply, write
     status_code=201,
     responses=responses(201, wire.TableOut, *SIGNED, 403, 409, 422),
     summary="Open a table",
+    **body(wire.CreateTable),
 )
-async def create_table(
-    request: Request[Any, Any, Any], data: JSONBody[wire.CreateTable], idempotency_key: IdempotencyKey
-) -> Response[bytes]:
-    return reply(await write(request, 201, lambda unit: tables.create_table(unit, data)))
+async def create_table(request: Request[Any, Any, Any], idempotency_key: IdempotencyKey) -> Response[bytes]:
+    new = presenters.new_table(body_of(request))
+    return await write(request, 201, lambda unit: table_use_cases.create_table(unit, new), _present)
 
 
 @get("/tables", responses=responses(200, wire.TableList, *SIGNED), summary="The operator's tables")
 async def list_tables(request: Request[Any, Any, Any]) -> wire.TableList:
-    return await read(request, tables.list_tables)
+    return presenters.table_list(await read(request, table_use_cases.list_tables))
 
 
 @get("/tables/{table_id:uuid}", responses=responses(200, wire.TableOut, *SIGNED, 404), summary="One table")
 async def get_table(request: Request[Any, Any, Any], table_id: FromPath[UUID]) -> wire.TableOut:
-    return await read(request, lambda unit: tables.get_table(unit, table_id))
+    return presenters.table_out(await read(request, lambda unit: table_use_cases.get_table(unit, table_id)))
 
 
 @post(
@@ -45,7 +50,7 @@ async def get_table(request: Request[Any, Any, Any], table_id: FromPath[UUID]) -
 async def close_table(
     request: Request[Any, Any, Any], table_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    return reply(await write(request, 200, lambda unit: tables.close_table(unit, table_id)))
+    return await write(request, 200, lambda unit: table_use_cases.close_table(unit, table_id), _present)
 
 
 handlers = [create_table, list_tables, get_table, close_table]

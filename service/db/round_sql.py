@@ -10,9 +10,8 @@ import msgspec
 
 from paytables.round import Round
 from service.db import Conn, Statement
-from service.db.audit import AuditHead
-from shoe import shoe as shoes
-from shoe.shoe import Shoe
+from service.db.audit_sql import TableLock, head_columns, table_lock_of
+from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Round).decode
@@ -25,56 +24,49 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
     currency: str
     # The table's current shoe: a cut-card round's shoe has been retired (and may be revealed) once this differs.
     table_shoe_commitment: str | None = None
-    head: AuditHead | None = None  # the table's audit chain head, when this transaction holds the table row lock
+    table: TableLock | None = None  # when this transaction holds the table row's lock
 
 
 def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
     return Statement(
         sql="INSERT INTO rounds (round_id, table_id, operator_id, status, test, opened_at, window_closes_at,"
         " settled_at, player_ids, state, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        args=_round_args(rnd, shoe, operator_id),
-    )
-
-
-def _round_args(rnd: Round, shoe: Shoe, operator_id: str) -> tuple[object, ...]:
-    return (
-        UUID(rnd.round_id),
-        UUID(rnd.table_id),
-        operator_id,
-        rnd.status.value,
-        rnd.test,
-        rnd.opened_at,
-        rnd.raise_window_closes_at,
-        rnd.settled_at,
-        sorted({b.player_id for b in rnd.bets}),
-        _encode(rnd).decode(),
-        shoes.dump(shoe),
+        args=(
+            UUID(rnd.round_id),
+            UUID(rnd.table_id),
+            operator_id,
+            rnd.status.value,
+            rnd.test,
+            rnd.opened_at,
+            rnd.raise_window_closes_at,
+            rnd.settled_at,
+            sorted({b.player_id for b in rnd.bets}),
+            _encode(rnd).decode(),
+            encode_shoe(shoe),
+        ),
     )
 
 
 def update_round(rnd: Round, shoe: Shoe) -> Statement:
     return Statement(
         sql="UPDATE rounds SET status = $2, settled_at = $3, state = $4, shoe = $5 WHERE round_id = $1",
-        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, _encode(rnd).decode(), shoes.dump(shoe)),
+        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, _encode(rnd).decode(), encode_shoe(shoe)),
     )
 
 
-_SELECT = (
-    "SELECT r.state, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, t.audit_seq, t.audit_hash FROM rounds r"
-    " JOIN game_tables t ON t.table_id = r.table_id"
-)
+_COLUMNS = f"r.state, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, {head_columns('t.')}"
+_SELECT = f"SELECT {_COLUMNS} FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"  # noqa: S608 - ours
 
 
 def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRound:
     table_shoe = record["table_shoe"]
-    head = AuditHead(seq=record["audit_seq"], hash=record["audit_hash"]) if table_locked else None
     return StoredRound(
         round=_decode(record["state"]),
-        shoe=shoes.load(record["shoe"]),
+        shoe=decode_shoe(record["shoe"]),
         operator_id=record["operator_id"],
         currency=record["currency"],
-        table_shoe_commitment=None if table_shoe is None else shoes.load(table_shoe).commitment,
-        head=head,
+        table_shoe_commitment=None if table_shoe is None else decode_shoe(table_shoe).commitment,
+        table=table_lock_of(record) if table_locked else None,
     )
 
 
@@ -110,20 +102,20 @@ async def claim_expired_round(conn: Conn, round_id: UUID, now: datetime) -> Stor
     return None if record is None else _stored(record)
 
 
-class RoundFilter(msgspec.Struct, frozen=True, kw_only=True):
-    operator_id: str
-    table_id: UUID | None = None
-    player_id: str | None = None
-    status: str | None = None
-    opened_from: datetime | None = None
-    opened_to: datetime | None = None
-    before: tuple[datetime, UUID] | None = None  # the cursor: (opened_at, round_id) of the last item seen
-    limit: int = 50
-
-
-async def select_rounds(conn: Conn, f: RoundFilter) -> list[StoredRound]:
+async def select_rounds(
+    conn: Conn,
+    operator_id: str,
+    *,
+    table_id: UUID | None,
+    player_id: str | None,
+    status: str | None,
+    opened_from: datetime | None,
+    opened_to: datetime | None,
+    before: tuple[datetime, UUID] | None,
+    limit: int,
+) -> list[StoredRound]:
     """Newest first, keyset-paginated on (opened_at, round_id) so pages stay stable while rounds are added."""
-    before_at, before_id = f.before if f.before is not None else (None, None)
+    before_at, before_id = before if before is not None else (None, None)
     records = await conn.fetch(
         f"{_SELECT} WHERE r.operator_id = $1"
         " AND ($2::uuid IS NULL OR r.table_id = $2)"
@@ -133,14 +125,14 @@ async def select_rounds(conn: Conn, f: RoundFilter) -> list[StoredRound]:
         " AND ($6::timestamptz IS NULL OR r.opened_at < $6)"
         " AND ($7::timestamptz IS NULL OR (r.opened_at, r.round_id) < ($7, $8::uuid))"
         " ORDER BY r.opened_at DESC, r.round_id DESC LIMIT $9",
-        f.operator_id,
-        f.table_id,
-        f.player_id,
-        f.status,
-        f.opened_from,
-        f.opened_to,
+        operator_id,
+        table_id,
+        player_id,
+        status,
+        opened_from,
+        opened_to,
         before_at,
         before_id,
-        f.limit,
+        limit,
     )
     return [_stored(r) for r in records]

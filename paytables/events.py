@@ -1,0 +1,156 @@
+"""Every audit event of a Red Dog table as a frozen Struct in one tagged union: what a replay reads, field by field.
+
+Each event is encoded by the audit chain's one canonical encoder (sorted keys, no whitespace, UTC times with `Z`)
+inside the record envelope; `kind` is the tag. New fields must get defaults so older records still decode.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+
+import msgspec
+
+from paytables.red_dog import Decision, Outcome, Result, Transaction
+from paytables.table import TableSettings
+from shoe.shoe import ShoePolicy
+
+
+class DecidedBy(enum.StrEnum):
+    PLAYER = "player"
+    DEALER = "dealer"  # the dealer closed the window early
+    TIMEOUT = "timeout"  # the window's deadline passed
+
+
+class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    """Base of every event; the subclass's tag is its record `kind`."""
+
+
+class TableCreated(_Event, frozen=True, tag="table_created"):
+    operator_id: str
+    created_at: datetime
+    settings: TableSettings
+
+
+class TableClosed(_Event, frozen=True, tag="table_closed"):
+    closed_at: datetime
+    actor: str  # the operator that closed it
+
+
+class ShoeShuffled(_Event, frozen=True, tag="shoe_shuffled"):
+    """A new shoe's commitment, published before any of its cards is dealt."""
+
+    commitment: str
+    decks: int
+    policy: ShoePolicy
+    cut_position: int | None  # cut-card shoes: the shoe is replaced between rounds once this many cards are out
+    round_id: str | None = None  # per-round shoes: the round it was shuffled for
+    forced_cards: tuple[str, ...] = ()  # test tables: the cards moved to the front, in dealing order
+
+
+class ShoeRevealed(_Event, frozen=True, tag="shoe_revealed"):
+    """A retired shoe's salt and order: anyone can recompute the commitment and check every card dealt."""
+
+    commitment: str
+    salt: str
+    order: str
+    dealt: int  # how many cards were dealt from it
+    round_id: str | None = None
+
+
+class OpenedBet(msgspec.Struct, frozen=True, kw_only=True):
+    bet_id: str
+    player_id: str
+    ante: int
+
+
+class RoundOpened(_Event, frozen=True, tag="round_opened"):
+    round_id: str
+    paytable: str
+    paytable_sha256: str
+    decks: int
+    commitment: str  # the shoe the round is dealt from
+    opened_at: datetime
+    bets: tuple[OpenedBet, ...]
+    actor: str  # the operator that opened it
+
+
+class CardDealt(_Event, frozen=True, tag="card_dealt"):
+    round_id: str
+    position: int  # 1 and 2 are the posts, 3 the third card
+    card: str
+    shoe_index: int  # the card's place in the shoe's committed order, from 0
+    commitment: str
+
+
+class SpreadAnnounced(_Event, frozen=True, tag="spread_announced"):
+    round_id: str
+    spread: int
+    odds: int
+    raise_window_closes_at: datetime
+
+
+class Decided(_Event, frozen=True, tag="decision"):
+    round_id: str
+    bet_id: str
+    action: Decision
+    raise_amount: int  # 0 for a call
+    by: DecidedBy
+    actor: str  # the operator that sent the decision, or "system" for a deadline
+
+
+class BetSettled(_Event, frozen=True, tag="bet_settled"):
+    round_id: str
+    bet_id: str
+    player_id: str
+    ante: int
+    raise_amount: int
+    decision: Decision | None  # None where the round had no raise window
+    result: Result
+    payout: int
+    net: int
+    transactions: tuple[Transaction, ...]
+
+
+class RoundSettled(_Event, frozen=True, tag="round_settled"):
+    round_id: str
+    outcome: Outcome
+    settled_at: datetime
+    total_net: int
+
+
+class RoundVoided(_Event, frozen=True, tag="round_voided"):
+    round_id: str
+    reason: str
+    voided_at: datetime
+    actor: str
+
+
+Event = (
+    TableCreated
+    | TableClosed
+    | ShoeShuffled
+    | ShoeRevealed
+    | RoundOpened
+    | CardDealt
+    | SpreadAnnounced
+    | Decided
+    | BetSettled
+    | RoundSettled
+    | RoundVoided
+)
+
+
+def round_id_of(event: Event) -> str | None:
+    """The round an event belongs to, for the audit log's round_id column."""
+    return getattr(event, "round_id", None)
+
+
+def bet_id_of(event: Event) -> str | None:
+    return getattr(event, "bet_id", None)
+
+
+def kind_of(event: Event) -> str:
+    tag = type(event).__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag

@@ -1,0 +1,34 @@
+"""Between a route and a use case: the caller, one unit of work, and the reply's bytes (stored for replays)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from litestar import Request, Response
+
+from service.auth import caller_of
+from service.unit_of_work import IdempotencyKey, Reply, Work, idempotent, run
+
+T = TypeVar("T")
+
+
+async def write(
+    request: Request[Any, Any, Any], status: int, work: Work[T], present: Callable[[T], bytes]
+) -> Response[bytes]:
+    """A state change under the request's idempotency key; a replay returns the first reply's bytes."""
+    caller = caller_of(request)
+    assert caller.idempotency_key is not None  # authenticate() requires one on every POST
+    key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash)
+    reply = await run(request.app.state.runner, caller.operator_id, idempotent(key, status, work, present))
+    return _response(reply)
+
+
+async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:
+    """A read in its own transaction (it may settle a round whose deadline passed, which must commit)."""
+    return await run(request.app.state.runner, caller_of(request).operator_id, work)
+
+
+def _response(reply: Reply) -> Response[bytes]:
+    headers = {"Idempotent-Replayed": "true"} if reply.replayed else {}
+    return Response(content=reply.body, status_code=reply.status, media_type="application/json", headers=headers)

@@ -1,0 +1,117 @@
+"""SQL for game tables: the settings as columns, the cut-card shoe between rounds, the audit chain's head."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+import msgspec
+
+from paytables.table import TableSettings, TableStatus
+from service.db import Conn, Statement
+from service.db.audit_sql import AuditHead, TableLock, table_lock_of
+
+SETTINGS = TableSettings.__struct_fields__  # one column per setting, named alike
+
+
+class TableRow(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: UUID
+    operator_id: str
+    settings: TableSettings
+    status: TableStatus
+    created_at: datetime
+    closed_at: datetime | None = None
+    active_round_id: UUID | None = None  # cut-card tables: the one round in progress
+
+
+class Unset(msgspec.Struct, frozen=True):
+    """A column an update leaves alone."""
+
+
+UNSET = Unset()
+_OTHER = ("table_id", "operator_id", "status", "created_at", "closed_at", "active_round_id")
+_COLUMNS = ", ".join((*_OTHER, *SETTINGS))
+
+
+def _row(record: asyncpg.Record) -> TableRow:
+    fields = {name: record[name] for name in _OTHER}
+    return msgspec.convert({**fields, "settings": {name: record[name] for name in SETTINGS}}, TableRow)
+
+
+async def insert_table(conn: Conn, table: TableRow, shoe: bytes | None, head: AuditHead) -> None:
+    """A new table, with its audit chain's head already past the records of its creation."""
+    values: dict[str, Any] = {
+        **{name: getattr(table, name) for name in _OTHER},
+        **msgspec.structs.asdict(table.settings),
+        "shoe": shoe,
+        "audit_seq": head.seq,
+        "audit_hash": head.hash,
+        "audit_at": head.recorded_at,
+    }
+    placeholders = ", ".join(f"${i}" for i in range(1, len(values) + 1))
+    await conn.execute(
+        f"INSERT INTO game_tables ({', '.join(values)}) VALUES ({placeholders})",  # noqa: S608 - column names are ours
+        *values.values(),
+    )
+
+
+async def select_table(conn: Conn, operator_id: str, table_id: UUID) -> TableRow | None:
+    """One of the operator's tables, not locked (reads)."""
+    record = await conn.fetchrow(
+        f"SELECT {_COLUMNS} FROM game_tables WHERE table_id = $1 AND operator_id = $2",  # noqa: S608 - ours
+        table_id,
+        operator_id,
+    )
+    return None if record is None else _row(record)
+
+
+async def lock_table(conn: Conn, operator_id: str, table_id: UUID) -> tuple[TableRow, TableLock] | None:
+    """One of the operator's tables, locked for this transaction, with its audit chain head."""
+    record = await conn.fetchrow(
+        # status is among _COLUMNS already: with the audit columns it makes the TableLock too.
+        f"SELECT {_COLUMNS}, audit_seq, audit_hash, audit_at FROM game_tables"  # noqa: S608 - column names are ours
+        " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE",
+        table_id,
+        operator_id,
+    )
+    return None if record is None else (_row(record), table_lock_of(record))
+
+
+async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:
+    records = await conn.fetch(
+        f"SELECT {_COLUMNS} FROM game_tables WHERE operator_id = $1"  # noqa: S608 - column names are ours
+        " ORDER BY created_at DESC, table_id DESC",
+        operator_id,
+    )
+    return [_row(r) for r in records]
+
+
+async def select_table_shoe(conn: Conn, table_id: UUID) -> bytes | None:
+    value: bytes | None = await conn.fetchval("SELECT shoe FROM game_tables WHERE table_id = $1", table_id)
+    return value
+
+
+def update_table(
+    table_id: UUID,
+    head: AuditHead,
+    *,
+    shoe: bytes | Unset | None = UNSET,
+    active_round_id: UUID | Unset | None = UNSET,
+    closed_at: datetime | Unset = UNSET,
+) -> Statement:
+    """Every change a transaction makes to a table row, in one statement: its audit head always, and the others
+    it names (deferred writes run together as CTEs, which must never touch one row twice)."""
+    changes: dict[str, Any] = {"audit_seq": head.seq, "audit_hash": head.hash, "audit_at": head.recorded_at}
+    if not isinstance(shoe, Unset):
+        changes["shoe"] = shoe
+    if not isinstance(active_round_id, Unset):
+        changes["active_round_id"] = active_round_id
+    if not isinstance(closed_at, Unset):
+        changes.update(status=TableStatus.CLOSED.value, closed_at=closed_at)
+    assignments = ", ".join(f"{name} = ${i}" for i, name in enumerate(changes, start=2))
+    return Statement(
+        sql=f"UPDATE game_tables SET {assignments} WHERE table_id = $1",  # noqa: S608 - column names are ours
+        args=(table_id, *changes.values()),
+    )

@@ -1,0 +1,129 @@
+"""One transaction per state change: the unit of work a use case runs in, and the one runner that commits it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime
+from typing import TypeVar
+
+import asyncpg
+import msgspec
+
+from service.clock import Clock
+from service.db import Conn, RetryTransaction, Statement, execute_together
+from service.db import idempotency_sql as keys
+from service.errors import UNAVAILABLE, ApiError
+from service.settings import Settings
+
+T = TypeVar("T")
+ATTEMPTS = 4
+RETRYABLE = (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError, RetryTransaction)
+
+
+class UnitOfWork:
+    """One transaction's work: its connection and clock, the writes to flush together before COMMIT, what to do
+    after COMMIT, and a refusal to raise once the changes that had to happen anyway are committed."""
+
+    def __init__(self, conn: Conn, settings: Settings, clock: Clock, operator_id: str) -> None:
+        self.conn = conn
+        self.settings = settings
+        self.clock = clock
+        self.operator_id = operator_id
+        self.now = clock()
+        self.pending: list[Statement] = []
+        self.after_commit: list[Callable[[], None]] = []
+        self.refusal: Exception | None = None
+
+    def read_clock(self) -> datetime:
+        """Read the time again: after taking a lock, which may have waited past a deadline."""
+        self.now = self.clock()
+        return self.now
+
+    def defer(self, statements: Iterable[Statement]) -> None:
+        """Writes to run together, in one round trip, when the work is done (still inside the transaction)."""
+        self.pending.extend(statements)
+
+    def refuse_after_commit(self, error: Exception) -> None:
+        """Commit what this unit changed, then refuse the request with `error`."""
+        self.refusal = error
+
+
+Work = Callable[[UnitOfWork], Awaitable[T]]
+
+
+class Runner(msgspec.Struct, frozen=True):
+    """What every unit of work needs from the running service."""
+
+    pool: asyncpg.Pool
+    settings: Settings
+    clock: Clock
+
+
+async def run(runner: Runner, operator_id: str, work: Work[T]) -> T:
+    """Run `work` in one transaction, again on a serialization failure, deadlock or lost connection; after COMMIT
+    the hooks run and a refusal the work carried is raised."""
+    for attempt in range(ATTEMPTS):
+        try:
+            async with runner.pool.acquire() as conn, conn.transaction():
+                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id)
+                result = await work(unit)
+                await execute_together(conn, unit.pending)
+        except RETRYABLE:
+            if attempt == ATTEMPTS - 1:
+                raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
+            await _backoff(attempt)
+            continue
+        except UNAVAILABLE:
+            # Safe to run again: a transaction cut before COMMIT rolled back, and one whose COMMIT landed unseen
+            # replays from its idempotency key. Past the last attempt the error becomes a retryable 503.
+            if attempt == ATTEMPTS - 1:
+                raise
+            await _backoff(attempt)
+            continue
+        for hook in unit.after_commit:
+            hook()
+        if unit.refusal is not None:
+            raise unit.refusal
+        return result
+    raise AssertionError("unreachable")
+
+
+async def _backoff(attempt: int) -> None:
+    await asyncio.sleep(random.uniform(0.001, 0.02) * (attempt + 1))  # noqa: S311 - jitter, not a game draw
+
+
+class Reply(msgspec.Struct, frozen=True, kw_only=True):
+    status: int
+    body: bytes
+    replayed: bool = False
+
+
+class IdempotencyKey(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    request_hash: bytes  # binds the key to one request: the same key with another request is a conflict
+
+
+def idempotent(key: IdempotencyKey, status: int, work: Work[T], present: Callable[[T], bytes]) -> Work[Reply]:
+    """The work run once per idempotency key: a repeat gets the first reply's bytes, a different request a 409.
+    A refused request keeps no reply, so retrying it is evaluated afresh."""
+
+    async def once(unit: UnitOfWork) -> Reply:
+        stored = await keys.claim_key(unit.conn, unit.operator_id, key.key, key.request_hash, unit.now)
+        if stored is not None:
+            unit.after_commit.clear()
+            if stored.request_hash != key.request_hash:
+                raise ApiError(409, "IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used for a different request")
+            if stored.status_code is None or stored.response is None:
+                raise RetryTransaction("key claimed without a response")
+            return Reply(status=stored.status_code, body=stored.response, replayed=True)
+        result = await work(unit)
+        if unit.refusal is not None:
+            await keys.delete_key(unit.conn, unit.operator_id, key.key)  # the refusal is not a reply to replay
+            return Reply(status=0, body=b"")  # never sent: run() raises the refusal instead
+        body = present(result)
+        unit.defer([keys.update_response(unit.operator_id, key.key, status, body)])
+        return Reply(status=status, body=body)
+
+    return once
