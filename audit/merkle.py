@@ -158,7 +158,7 @@ def _verify_consistency_path(first: int, second: int, first_hash: bytes, second_
         else:
             sr = node_hash(sr, c)
         fn, sn = fn >> 1, sn >> 1
-    return hmac.compare_digest(fr, first_hash) & hmac.compare_digest(sr, second_hash) & (sn == 0)  # step 7
+    return sn == 0 and hmac.compare_digest(fr, first_hash) and hmac.compare_digest(sr, second_hash)  # step 7
 
 
 class CompactRange(msgspec.Struct, frozen=True, kw_only=True):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -17,7 +19,7 @@ from audit.checkpoint import (
     parse_checkpoint_text,
     sign_checkpoint,
 )
-from audit.merkle import root
+from audit.merkle import build, root
 from audit.signed_note import (
     BadSignature,
     NoteError,
@@ -151,3 +153,15 @@ def test_the_strict_reading_applies_to_signed_notes_too() -> None:
 def test_only_a_well_formed_checkpoint_is_signed(checkpoint: Checkpoint) -> None:
     with pytest.raises(MalformedCheckpoint):
         sign_checkpoint(checkpoint, SIGNER)
+
+
+def test_the_worked_example_in_docs_audit_checkpoints_is_what_the_code_makes() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "audit-checkpoints.md").read_text(encoding="utf-8")
+    record_hashes = [hashlib.sha256(f"record {n}".encode()).digest() for n in (1, 2, 3)]
+    tree = build(record_hashes)
+    pair = generate_key("reddog.example/audit", bytes(range(32)))
+    origin = "reddog.example/audit/table/00000000-0000-4000-8000-000000000001"
+    note = sign_checkpoint(Checkpoint(origin=origin, size=3, root=tree.root()), parse_signer(pair.signer_key))
+    b64 = [base64.b64encode(h).decode() for h in (*tree.inclusion_proof(1, 3), *tree.consistency_proof(2, 3))]
+    shown = [f"```\n{note}```", pair.verifier_key, pair.signer_key, *(h.hex() for h in record_hashes), *b64]
+    assert [text for text in shown if text not in doc] == []
