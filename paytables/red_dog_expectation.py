@@ -18,6 +18,7 @@ import msgspec
 
 from paytables.paytable import Paytable, PostRule
 from paytables.red_dog import Outcome, RuleError, check_raise, classify, settle
+from paytables.round import Round
 from paytables.rtp import raise_gain_by_spread, triples
 from shoe.cards import RANK_VALUES, rank
 
@@ -83,6 +84,14 @@ def round_expectation(
     post = (on_post, 0, 2 * wagers if double else wagers)
     outside = (_total(remaining) - inside - on_post, 0, wagers)
     return _moments([win, post, outside])
+
+
+def settled_round_expectation(rnd: Round, order: str, paytable: Paytable) -> Expectation:
+    """A round as the state machine holds it, with its shoe's card order: the figures its metrics add."""
+    first, second = rnd.cards[0], rnd.cards[1]
+    remaining = undealt_rank_counts(order, second.shoe_index)
+    stakes = [Stake(ante=b.ante, raise_amount=b.raise_amount) for b in rnd.bets]
+    return round_expectation(paytable, rank(first.card), rank(second.card), remaining, stakes)
 
 
 def undealt_rank_counts(order: str, after_index: int) -> dict[int, int]:
