@@ -124,7 +124,7 @@ def settle(
 ) -> Settlement:
     """Settle one bet (`raise_amount` 0 is a call). `third_rank` is None only after consecutive posts."""
     classification = classify(first_rank, second_rank, paytable)
-    _check_stake(paytable, classification, ante, raise_amount)
+    check_stake(paytable, classification, ante, raise_amount)
     if classification.needs_third_card and third_rank is None:
         raise RuleError(f"a {classification.outcome} round needs a third card")
     wager = ante + raise_amount
@@ -182,7 +182,8 @@ def transaction_total(moves: tuple[Transaction, ...]) -> int:
     return sum(m.amount if m.type is Direction.CREDIT else -m.amount for m in moves)
 
 
-def _check_stake(paytable: Paytable, classification: Classification, ante: int, raise_amount: int) -> None:
+def check_stake(paytable: Paytable, classification: Classification, ante: int, raise_amount: int) -> None:
+    """Refuse a stake settle() cannot take: an ante below 1, a raise off a spread or outside allowed_raise."""
     if ante < 1:
         raise RuleError("the ante must be at least 1")
     if raise_amount == 0:

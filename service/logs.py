@@ -69,8 +69,7 @@ def request_logging(app: ASGIApp) -> ASGIApp:
         finally:
             elapsed = time.perf_counter() - started
             route = scope.get("path_template") or "unmatched"
-            metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
-            metrics.HTTP_DURATION.labels(method, route).observe(elapsed)
+            metrics.observe_request(method, route, status, elapsed)
             log.info(
                 "request",
                 method=scope["method"],

@@ -1,38 +1,144 @@
-"""Prometheus metrics, defined once at import with low-cardinality labels (never round or player ids)."""
+"""Prometheus metrics, defined once at import with low-cardinality labels (never round, bet or player ids).
+
+Every name, its labels and its meaning are listed in deploy/METRICS.md; the dashboard and the alert rules in
+deploy/ are tested against this module. Gauges say how several worker processes add up (`multiprocess_mode`).
+"""
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
+from paytables.chi_square import outcome_probabilities
+from paytables.paytable import Paytable
+from paytables.red_dog_expectation import Expectation, optimal_play_return
 from paytables.round import Round, RoundStatus
 
-HTTP_REQUESTS = Counter("reddog_http_requests_total", "HTTP requests served", ["method", "route", "status"])
+MONEY = ["paytable", "currency", "mode"]  # minor units only add up within one currency
+
 HTTP_DURATION = Histogram(
     "reddog_http_request_duration_seconds",
-    "HTTP request duration",
-    ["method", "route"],
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    "HTTP request duration; its _count is the requests served, by route template and status code",
+    ["method", "route", "status"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
-ROUNDS_ENDED = Counter(
-    "reddog_rounds_ended_total", "Rounds settled or voided", ["paytable", "outcome", "status", "mode"]
+ROUNDS = Counter(
+    "reddog_rounds",
+    "Rounds ended, by outcome (consecutive, pair_push, trips, spread_1..spread_11) and status (settled, void)",
+    ["paytable", "decks", "outcome", "status", "mode"],
 )
-BETS_SETTLED = Counter("reddog_bets_settled_total", "Bets settled", ["paytable", "currency", "result", "mode"])
-WAGERED = Counter(
-    "reddog_wagered_minor_units_total", "Ante plus raise of settled bets", ["paytable", "currency", "mode"]
+BETS = Counter(
+    "reddog_bets",
+    "Bets ended, by decision (raise, call, timeout_call, none) and result",
+    ["paytable", "decision", "result", "mode"],
 )
-PAID = Counter(
-    "reddog_paid_minor_units_total", "Total returned to players (stake included)", ["paytable", "currency", "mode"]
+WAGERED = Counter("reddog_wagered_minor_units", "Every debit of settled bets: ante, raise and post penalty", MONEY)
+PAID = Counter("reddog_paid_minor_units", "Every credit of settled bets: the payout, stake included", MONEY)
+EXPECTED_PAID = Counter(
+    "reddog_expected_paid_minor_units", "Exact expected payout of settled bets given posts, shoe and decision", MONEY
 )
-SWEPT = Counter("reddog_sweeper_settled_total", "Rounds settled by the raise-window sweeper")
+EXPECTED_WAGERED = Counter(
+    "reddog_expected_wagered_minor_units", "Exact expected debits of settled bets given posts, shoe and decision", MONEY
+)
+NET_VARIANCE = Counter(
+    "reddog_net_variance_minor_units_squared", "Exact variance of paid - wagered of settled rounds, summed", MONEY
+)
+VOIDED_BETS = Counter("reddog_voided_bets", "Bets of voided rounds", MONEY)
+REFUNDED = Counter("reddog_refunded_minor_units", "Stakes refunded by voided rounds", MONEY)
+OPEN_RAISE_WINDOWS = Gauge(
+    "reddog_open_raise_windows", "Rounds waiting in their raise window (sampled)", multiprocess_mode="livemostrecent"
+)
+ROUNDS_PAST_DEADLINE = Gauge(
+    "reddog_rounds_past_deadline",
+    "Rounds still unsettled whose deadline passed before the last sweep pass began (0 while the sweeper keeps up)",
+    multiprocess_mode="livemostrecent",
+)
+SWEEPER_LAG = Histogram(
+    "reddog_sweeper_lag_seconds",
+    "From a raise window's deadline to the sweeper settling its round",
+    buckets=(0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0),
+)
+SWEPT = Counter("reddog_sweeper_settled", "Rounds settled by the raise-window sweeper")
+DB_POOL_SIZE = Gauge("reddog_db_pool_size", "Open database connections in the pools", multiprocess_mode="livesum")
+DB_POOL_WAITERS = Gauge(
+    "reddog_db_pool_waiters", "Tasks waiting for a database connection", multiprocess_mode="livesum"
+)
+AUDIT_RECORDS = Counter("reddog_audit_records_appended", "Audit records appended, by event kind", ["kind"])
+AUDIT_CHECKPOINT = Gauge(
+    "reddog_audit_checkpoint_timestamp_seconds",
+    "Unix time of the newest audit checkpoint; its age is time() minus this",
+    multiprocess_mode="max",
+)
+THEORETICAL_RTP = Gauge(
+    "reddog_theoretical_rtp",
+    "Expected paid over expected wagered at optimal play from a fresh shoe",
+    ["paytable", "decks"],
+    multiprocess_mode="max",
+)
+OUTCOME_PROBABILITY = Gauge(
+    "reddog_outcome_probability",
+    "Exact probability of each round outcome from a fresh shoe",
+    ["decks", "outcome"],
+    multiprocess_mode="max",
+)
 
 
-def record_round(rnd: Round, currency: str) -> None:
-    """Count a round that just ended; called after its transaction committed, so nothing is counted twice."""
+def record_round(rnd: Round, currency: str, expectation: Expectation | None = None) -> None:
+    """Count a round that just ended; called after its transaction committed, so nothing is counted twice.
+
+    `expectation` is `red_dog_expectation.round_expectation` over all the round's bets; pass it for settled rounds.
+    """
     mode = "test" if rnd.test else "live"
-    ROUNDS_ENDED.labels(rnd.paytable, rnd.outcome or "none", rnd.status.value, mode).inc()
+    ROUNDS.labels(rnd.paytable, str(rnd.decks), outcome_name(rnd), rnd.status.value, mode).inc()
+    for bet in rnd.bets:
+        BETS.labels(rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
+    money = (rnd.paytable, currency, mode)
+    if rnd.status is RoundStatus.VOID:
+        VOIDED_BETS.labels(*money).inc(len(rnd.bets))
+        REFUNDED.labels(*money).inc(sum(b.payout or 0 for b in rnd.bets))
+        return
     if rnd.status is not RoundStatus.SETTLED:
         return
     for bet in rnd.bets:
-        BETS_SETTLED.labels(rnd.paytable, currency, bet.result or "none", mode).inc()
-        WAGERED.labels(rnd.paytable, currency, mode).inc(bet.ante + bet.raise_amount)
-        PAID.labels(rnd.paytable, currency, mode).inc(bet.payout or 0)
+        WAGERED.labels(*money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
+        PAID.labels(*money).inc(bet.payout or 0)
+    if expectation is not None:
+        EXPECTED_PAID.labels(*money).inc(float(expectation.expected_paid))
+        EXPECTED_WAGERED.labels(*money).inc(float(expectation.expected_wagered))
+        NET_VARIANCE.labels(*money).inc(float(expectation.variance))
+
+
+def outcome_name(rnd: Round) -> str:
+    """The outcome as `rtp` names it, so counts line up with `reddog_outcome_probability`."""
+    if rnd.outcome == "pair":
+        return "pair_push"
+    if rnd.outcome in ("consecutive", "trips"):
+        return rnd.outcome
+    return f"spread_{rnd.spread}" if rnd.spread is not None else "none"
+
+
+def observe_request(method: str, route: str, status: int, seconds: float) -> None:
+    HTTP_DURATION.labels(method, route, str(status)).observe(seconds)
+
+
+def observe_sweep(lag_seconds: float) -> None:
+    """One round settled by the sweeper, `lag_seconds` after its deadline."""
+    SWEPT.inc()
+    SWEEPER_LAG.observe(max(0.0, lag_seconds))
+
+
+def observe_pool(size: int, waiters: int) -> None:
+    DB_POOL_SIZE.set(size)
+    DB_POOL_WAITERS.set(waiters)
+
+
+def publish_theoretical(paytable: Paytable, decks: int) -> None:
+    """Export the optimal-play return and the outcome probabilities of a table configuration; once per process."""
+    if (paytable.id, decks) in _published:
+        return
+    THEORETICAL_RTP.labels(paytable.id, str(decks)).set(float(optimal_play_return(paytable, decks)))
+    for outcome, p in outcome_probabilities(paytable, decks).items():
+        OUTCOME_PROBABILITY.labels(str(decks), outcome).set(float(p))
+    _published.add((paytable.id, decks))
+
+
+_published: set[tuple[str, int]] = set()  # the figures are exact and fixed: computing them once is enough

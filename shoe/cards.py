@@ -5,6 +5,7 @@ from __future__ import annotations
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 ACE = 14
+RANK_VALUES = range(2, ACE + 1)
 DECK: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
 
 

@@ -1,0 +1,102 @@
+"""compose.yaml is a valid Compose file once its variables are filled, and every file it mounts exists."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+from compose_spec import PyCompose
+
+from tests.deploy.support import DEPLOY, load_yaml
+
+COMPOSE = DEPLOY / "compose.yaml"
+# ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-?])([^}]*))?\}")
+
+
+def example_env() -> dict[str, str]:
+    lines = (DEPLOY / ".env.example").read_text(encoding="utf-8").splitlines()
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
+def interpolated(text: str, env: dict[str, str]) -> str:
+    """Compose's interpolation, for the forms this file uses; a required variable that is unset is an error."""
+
+    def value(match: re.Match[str]) -> str:
+        name, kind, rest = match.groups()
+        if name in env:
+            return env[name]
+        if kind == "-":
+            return rest
+        raise KeyError(f"{name} is required: {rest or 'unset'}")
+
+    return VARIABLE.sub(value, text)
+
+
+def services() -> dict[str, Any]:
+    result: dict[str, Any] = yaml.safe_load(interpolated(COMPOSE.read_text(encoding="utf-8"), example_env()))[
+        "services"
+    ]
+    return result
+
+
+def test_compose_yaml_validates_against_the_compose_specification() -> None:
+    spec = PyCompose.from_yaml(interpolated(COMPOSE.read_text(encoding="utf-8"), example_env())).to_spec()
+    assert sorted(spec.services or {}) == ["app", "grafana", "migrate", "postgres", "prometheus", "proxy"]
+
+
+def test_the_compose_parser_refuses_a_misspelt_key() -> None:
+    text = interpolated(COMPOSE.read_text(encoding="utf-8"), example_env()).replace("depends_on:", "depend_on:", 1)
+    with pytest.raises(ValueError, match="depend_on"):
+        PyCompose.from_yaml(text)
+
+
+def test_every_variable_is_in_the_example_env_and_secrets_have_no_default() -> None:
+    text = COMPOSE.read_text(encoding="utf-8")
+    used = {m.group(1) for m in VARIABLE.finditer(text)}
+    assert used <= set(example_env())
+    for name, kind, _ in VARIABLE.findall(text):
+        if "PASSWORD" in name or name == "RD_OPERATORS":
+            assert kind in ("", "?"), f"{name} must not fall back to a default"
+    with pytest.raises(KeyError, match=re.escape("is required: set RD_DB_SUPERUSER_PASSWORD in deploy/.env")):
+        interpolated(text, {})
+
+
+def test_every_mounted_file_and_the_build_exist() -> None:
+    for name, service in services().items():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("."):
+                assert (DEPLOY / source).exists(), f"{name} mounts {source}"
+        if build := service.get("build"):
+            assert (DEPLOY / build["context"] / build["dockerfile"]).is_file()
+
+
+def test_only_the_proxy_is_published_on_every_interface_and_the_metrics_port_never() -> None:
+    published = {name: s.get("ports", []) for name, s in services().items() if s.get("ports")}
+    assert published["proxy"] == ["8080:8080"]
+    assert all(
+        str(port).startswith("127.0.0.1:") for name, ports in published.items() if name != "proxy" for port in ports
+    )
+    assert "ports" not in services()["app"]
+    assert "ports" not in services()["postgres"]
+    assert services()["app"]["environment"]["RD_METRICS_PORT"] == "9100"
+
+
+def test_the_service_uses_the_app_role_and_the_migration_job_the_owner() -> None:
+    s = services()
+    assert s["app"]["environment"]["DATABASE_URL"].startswith("postgresql://reddog_service:")
+    assert s["migrate"]["environment"]["MIGRATE_DATABASE_URL"].startswith("postgresql://reddog_owner:")
+    assert s["migrate"]["command"] == ["migrate"]
+    assert s["app"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert s["app"]["deploy"]["replicas"] == 2
+    init = (DEPLOY / "postgres" / "init-roles.sh").read_text(encoding="utf-8")
+    assert "CREATE ROLE reddog_service LOGIN PASSWORD :'app_password' IN ROLE reddog_app;" in init
+
+
+def test_prometheus_scrapes_the_metrics_port_of_every_replica_as_job_reddog() -> None:
+    config = load_yaml(DEPLOY / "prometheus" / "prometheus.yml")
+    (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "reddog"]
+    assert job["dns_sd_configs"] == [{"names": ["app"], "type": "A", "port": 9100, "refresh_interval": "15s"}]
