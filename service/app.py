@@ -91,8 +91,9 @@ def _openapi() -> OpenAPIConfig:
         name="X-Signature",
         security_scheme_in="header",
         description="HMAC-SHA256 (lowercase hex) with the operator secret over "
-        "timestamp \\n METHOD \\n path_with_query \\n raw_body; send X-Operator-Id and X-Timestamp (unix seconds) "
-        "too. Every POST also needs an Idempotency-Key header (1-128 printable characters).",
+        "timestamp \\n METHOD \\n path_with_query \\n idempotency_key \\n raw_body (the key line is empty for a "
+        "GET); send X-Operator-Id and X-Timestamp (unix seconds) too. Every POST also needs an Idempotency-Key "
+        "header (1-128 printable characters), which the signature covers.",
     )
     return OpenAPIConfig(
         title="Red Dog table service",

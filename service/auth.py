@@ -25,13 +25,17 @@ class Caller(msgspec.Struct, frozen=True, kw_only=True):
     request_hash: bytes = b""
 
 
-def signing_message(timestamp: str, method: str, path_with_query: str, body: bytes) -> bytes:
-    return f"{timestamp}\n{method}\n{path_with_query}\n".encode() + body
+def signing_message(timestamp: str, method: str, path_with_query: str, body: bytes, idempotency_key: str = "") -> bytes:
+    """timestamp, METHOD, path with query and the Idempotency-Key (empty for a GET), each on its own line, then the
+    raw body: everything that changes what a request does is signed, so a captured request replays only as itself."""
+    return f"{timestamp}\n{method}\n{path_with_query}\n{idempotency_key}\n".encode() + body
 
 
-def sign(secret: str, timestamp: str, method: str, path_with_query: str, body: bytes) -> str:
+def sign(
+    secret: str, timestamp: str, method: str, path_with_query: str, body: bytes, *, idempotency_key: str = ""
+) -> str:
     """Lowercase hex HMAC-SHA256; what a client computes too."""
-    message = signing_message(timestamp, method, path_with_query, body)
+    message = signing_message(timestamp, method, path_with_query, body, idempotency_key)
     return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
@@ -48,9 +52,21 @@ def _unauthenticated() -> ApiError:
     return ApiError(401, "UNAUTHENTICATED", "missing or invalid request signature")
 
 
+SECURITY_HEADERS = (b"x-operator-id", b"x-timestamp", b"x-signature", b"idempotency-key")
+
+
+def refuse_repeated_security_headers(scope: Any) -> None:
+    """A security header sent twice is ambiguous (which one was signed?): refuse it rather than pick one."""
+    names = [name.lower() for name, _ in scope["headers"]]
+    for header in SECURITY_HEADERS:
+        if names.count(header) > 1:
+            raise ApiError(400, "DUPLICATE_HEADER", f"the {header.decode()} header is sent more than once")
+
+
 async def authenticate(request: Request[Any, Any, Any]) -> None:
     """before_request hook for /v1: verify the signature, then for a POST require an idempotency key."""
     settings: Settings = request.app.state.settings
+    refuse_repeated_security_headers(request.scope)
     headers = request.headers
     operator_id = headers.get("x-operator-id", "")
     timestamp = headers.get("x-timestamp", "")
@@ -62,14 +78,14 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
         raise _unauthenticated()
     body = await request.body()
     target = path_with_query(request.scope)
-    expected = sign(secret, timestamp, request.method, target, body)
+    key = headers.get("idempotency-key", "") if request.method == "POST" else ""
+    expected = sign(secret, timestamp, request.method, target, body, idempotency_key=key)
     if not hmac.compare_digest(expected, signature.lower() if len(signature) == 64 else "-"):
         raise _unauthenticated()
     structlog.contextvars.bind_contextvars(operator=operator_id)
     caller = Caller(operator_id=operator_id)
     if request.method == "POST":
-        key = headers.get("idempotency-key")
-        if key is None or not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
+        if not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
             raise ApiError(
                 400, "IDEMPOTENCY_KEY_REQUIRED", "POST needs an Idempotency-Key of 1-128 printable characters"
             )

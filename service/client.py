@@ -29,14 +29,15 @@ class Client:
         """Send a signed request; a POST gets a fresh Idempotency-Key unless one is given (to retry with)."""
         raw = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
         timestamp = str(int(time.time()))
+        idempotency_key = (key or str(uuid.uuid4())) if method == "POST" else ""
         headers = {
             "Content-Type": "application/json",
             "X-Operator-Id": self.operator_id,
             "X-Timestamp": timestamp,
-            "X-Signature": sign(self.secret, timestamp, method, path, raw),
+            "X-Signature": sign(self.secret, timestamp, method, path, raw, idempotency_key=idempotency_key),
         }
         if method == "POST":
-            headers["Idempotency-Key"] = key or str(uuid.uuid4())
+            headers["Idempotency-Key"] = idempotency_key
         req = urllib.request.Request(self.base_url + path, data=raw or None, headers=headers, method=method)  # noqa: S310 - the operator's own URL
         try:
             with urllib.request.urlopen(req, timeout=30) as response:  # noqa: S310 - the operator's own server URL

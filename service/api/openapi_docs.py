@@ -12,7 +12,8 @@ from litestar.params import HeaderParameter
 from service.errors import PROBLEM_JSON, Problem
 
 ERRORS = {
-    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query) or IDEMPOTENCY_KEY_REQUIRED",
+    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), IDEMPOTENCY_KEY_REQUIRED or "
+    "DUPLICATE_HEADER",
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
     403: "FORCED_CARDS_NOT_ALLOWED: test tables and forced cards need RD_ALLOW_TEST_TABLES=true and a test table",
     404: "NOT_FOUND: no such resource for this operator",
@@ -48,8 +49,8 @@ SIGNATURE_HEADERS = {
     "x_signature": HeaderParameter(
         annotation=str,
         name="X-Signature",
-        description="lowercase hex HMAC-SHA256 with the operator secret over "
-        "timestamp + '\\n' + METHOD + '\\n' + path_with_query + '\\n' + raw_body",
+        description="lowercase hex HMAC-SHA256 with the operator secret over timestamp + '\\n' + METHOD + '\\n' + "
+        "path_with_query + '\\n' + idempotency_key (empty for a GET) + '\\n' + raw_body",
         min_length=64,
         max_length=64,
     ),

@@ -13,8 +13,11 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service.auth import sign
+from service.settings import Settings
 from tests.api.helpers import fingerprint, open_round, problem
 from tests.support.client import Signed
+from tests.support.clock import ManualClock
+from tests.support.live import live
 
 TABLE = {"name": "t", "paytable": "standard/v1", "currency": "EUR", "min_ante": 1, "max_ante": 1000}
 
@@ -188,3 +191,40 @@ async def test_another_operators_table_and_round_look_exactly_like_ids_that_do_n
     assert await fingerprint(db, api.operator_id) == before
     assert (await api.ok("GET", f"/v1/rounds/{mine_r}"))["status"] == "raise_window"
     assert (await api.ok("GET", f"/v1/tables/{mine_t}"))["status"] == "open"
+
+
+async def test_a_captured_post_replayed_with_a_new_idempotency_key_is_refused_and_opens_nothing(
+    api: Signed, http: AsyncTestClient[Litestar], db: asyncpg.Connection
+) -> None:
+    table = await api.table(mode="test")
+    path = f"/v1/tables/{table['table_id']}/rounds"
+    body = json.dumps({"bets": [{"player_id": "p1", "ante": 10}]}).encode()
+    captured = api.headers("POST", path, body, key="first-key")
+    assert (await http.post(path, content=body, headers=captured)).status_code == 201
+    before = await fingerprint(db, api.operator_id)
+    # The attacker keeps every signed header and changes only the key, hoping for a second ante.
+    replayed = await http.post(path, content=body, headers={**captured, "idempotency-key": "attacker-key"})
+    problem(replayed, 401, "UNAUTHENTICATED")
+    # Resent exactly as captured, it can only return the original reply.
+    again = await http.post(path, content=body, headers=captured)
+    assert (again.status_code, again.headers["idempotent-replayed"]) == (201, "true")
+    assert await fingerprint(db, api.operator_id) == before
+
+
+@pytest.mark.parametrize("header", ["x-operator-id", "x-timestamp", "x-signature", "idempotency-key"])
+async def test_a_security_header_sent_twice_is_refused(
+    settings: Settings, clock: ManualClock, db: asyncpg.Connection, header: str
+) -> None:
+    # httpx's ASGI transport hands the app every header as sent (Litestar's test client would merge the two).
+    async with live(settings, clock=clock) as server:
+        api = server.api
+        body = json.dumps(TABLE).encode()
+        signed = api.headers("POST", "/v1/tables", body, key="k-1")
+        raw = [(name.encode(), value.encode()) for name, value in signed.items()]
+        raw.append((header.encode(), signed[header].encode()))  # the same value again: still ambiguous
+        before = await fingerprint(db, api.operator_id)
+        problem(await api.client.post("/v1/tables", content=body, headers=raw), 400, "DUPLICATE_HEADER")
+        assert await fingerprint(db, api.operator_id) == before
+        # Joined into one comma-separated value (as some proxies do), it no longer authenticates.
+        joined = {**signed, header: f"{signed[header]}, {signed[header]}"}
+        problem(await api.client.post("/v1/tables", content=body, headers=joined), 401, "UNAUTHENTICATED")

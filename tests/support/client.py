@@ -26,22 +26,27 @@ class Signed:
     def now(self) -> int:
         return int(time.time()) if self.clock is None else self.clock.timestamp()
 
-    def headers(self, method: str, path: str, body: bytes, *, timestamp: int | None = None) -> dict[str, str]:
+    def headers(
+        self, method: str, path: str, body: bytes, *, timestamp: int | None = None, key: str = ""
+    ) -> dict[str, str]:
+        """The signed headers; a POST's Idempotency-Key is signed too (and sent)."""
         ts = str(self.now() if timestamp is None else timestamp)
-        return {
+        headers = {
             "content-type": "application/json",
             "x-operator-id": self.operator_id,
             "x-timestamp": ts,
-            "x-signature": sign(self.secret, ts, method, path, body),
+            "x-signature": sign(self.secret, ts, method, path, body, idempotency_key=key),
         }
+        if key:
+            headers["idempotency-key"] = key
+        return headers
 
     async def get(self, path: str) -> Response:
         return await self.client.get(path, headers=self.headers("GET", path, b""))
 
     async def post(self, path: str, body: Any = None, *, key: str | None = None, raw: bytes | None = None) -> Response:
         data = raw if raw is not None else (b"" if body is None else json.dumps(body).encode())
-        headers = self.headers("POST", path, data)
-        headers["idempotency-key"] = key or uuid.uuid4().hex
+        headers = self.headers("POST", path, data, key=key or uuid.uuid4().hex)
         return await self.client.post(path, content=data, headers=headers)
 
     async def ok(self, method: str, path: str, body: Any = None) -> Any:
