@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 from typing import Any
@@ -17,10 +18,19 @@ from service.settings import Settings
 MAX_KEY_LENGTH = 128
 
 
+class Role(enum.StrEnum):
+    OPERATOR = "operator"  # an aggregator: its own tables and rounds
+    AUDITOR = "auditor"  # a test lab or regulator: reads every operator's records, changes nothing
+
+
+AUDITORS_ALLOWED = "auditors"  # a route's opt key: auditor credentials may call it (GET only)
+
+
 class Caller(msgspec.Struct, frozen=True, kw_only=True):
     """Who signed the request, and for a POST its idempotency key and the hash that binds the key to it."""
 
-    operator_id: str
+    operator_id: str  # the signer's id: an operator's, or an auditor's
+    role: Role = Role.OPERATOR
     idempotency_key: str | None = None
     request_hash: bytes = b""
 
@@ -71,7 +81,8 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     operator_id = headers.get("x-operator-id", "")
     timestamp = headers.get("x-timestamp", "")
     signature = headers.get("x-signature", "")
-    secret = settings.operators.get(operator_id)
+    role = Role.OPERATOR if operator_id in settings.operators else Role.AUDITOR
+    secret = settings.operators.get(operator_id) or settings.auditors.get(operator_id)
     if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
         raise _unauthenticated()
     if abs(request.app.state.clock().timestamp() - int(timestamp)) > settings.signature_tolerance_seconds:
@@ -83,14 +94,16 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     if not hmac.compare_digest(expected, signature.lower() if len(signature) == 64 else "-"):
         raise _unauthenticated()
     structlog.contextvars.bind_contextvars(operator=operator_id)
-    caller = Caller(operator_id=operator_id)
+    if role is Role.AUDITOR and (request.method != "GET" or not request.route_handler.opt.get(AUDITORS_ALLOWED)):
+        raise ApiError(403, "AUDITOR_READ_ONLY", "auditor credentials may only read the audit records and reports")
+    caller = Caller(operator_id=operator_id, role=role)
     if request.method == "POST":
         if not 1 <= len(key) <= MAX_KEY_LENGTH or not key.isascii() or not key.isprintable():
             raise ApiError(
                 400, "IDEMPOTENCY_KEY_REQUIRED", "POST needs an Idempotency-Key of 1-128 printable characters"
             )
         digest = hashlib.sha256(f"{request.method}\n{target}\n".encode() + body).digest()
-        caller = Caller(operator_id=operator_id, idempotency_key=key, request_hash=digest)
+        caller = Caller(operator_id=operator_id, role=role, idempotency_key=key, request_hash=digest)
     request.state.caller = caller
     await decode_body(request)
 

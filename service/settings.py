@@ -21,6 +21,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     port: int = 8000
     env: str = "development"
     operators: dict[str, str] = msgspec.field(default_factory=lambda: {"demo": "demo-secret"})
+    auditors: dict[str, str] = msgspec.field(default_factory=dict)  # read-only, every operator's records
     allow_test_tables: bool = False
     log_level: str = "INFO"
     workers: int = 1
@@ -42,6 +43,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     rd_env = env.get("RD_ENV", "development")
     operators_text = env.get("RD_OPERATORS", DEV_OPERATORS)
     operators = parse_operators(operators_text)
+    auditors = parse_operators(env["RD_AUDITORS"], name="RD_AUDITORS") if env.get("RD_AUDITORS") else {}
+    if both := sorted(set(operators) & set(auditors)):
+        raise SettingsError(f"RD_AUDITORS: {both[0]!r} is an operator too; an auditor id must be its own")
     if rd_env == "production" and operators_text == DEV_OPERATORS:
         raise SettingsError("RD_OPERATORS: the demo operator credentials are refused when RD_ENV=production")
     pool_min = _int(env, "RD_POOL_MIN_SIZE", 2, 1, 100)
@@ -51,6 +55,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         port=_int(env, "RD_PORT", 8000, 1, 65535),
         env=rd_env,
         operators=operators,
+        auditors=auditors,
         allow_test_tables=_bool(env, "RD_ALLOW_TEST_TABLES", False),
         log_level=_choice(env, "RD_LOG_LEVEL", "INFO", LOG_LEVELS),
         workers=_int(env, "RD_WORKERS", 1, 1, 64),
@@ -64,18 +69,18 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     return settings
 
 
-def parse_operators(text: str) -> dict[str, str]:
+def parse_operators(text: str, name: str = "RD_OPERATORS") -> dict[str, str]:
     """`id:secret` pairs, comma separated."""
     operators: dict[str, str] = {}
     for pair in filter(None, (p.strip() for p in text.split(","))):
         op_id, sep, secret = pair.partition(":")
         if not sep or not op_id or not secret:
-            raise SettingsError(f"RD_OPERATORS: expected id:secret pairs, got {pair.split(':')[0]!r}...")
+            raise SettingsError(f"{name}: expected id:secret pairs, got {pair.split(':')[0]!r}...")
         if op_id in operators:
-            raise SettingsError(f"RD_OPERATORS: operator {op_id!r} is listed twice")
+            raise SettingsError(f"{name}: {op_id!r} is listed twice")
         operators[op_id] = secret
     if not operators:
-        raise SettingsError("RD_OPERATORS: at least one id:secret pair is needed")
+        raise SettingsError(f"{name}: at least one id:secret pair is needed")
     return operators
 
 

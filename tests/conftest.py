@@ -67,6 +67,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "database_url": database_url,
         "operators": {operator: f"secret-{secrets.token_hex(8)}", "other": "other-secret"},
+        "auditors": {"lab": "lab-secret"},
         "allow_test_tables": True,
         "log_level": "WARNING",
         "pool_min_size": 1,
@@ -102,6 +103,12 @@ def api(http: AsyncTestClient[Litestar], settings: Settings, clock: ManualClock)
     """The test's own operator, signing every request."""
     operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
     return Signed(http, operator, secret, clock=clock)
+
+
+@pytest.fixture
+def auditor_api(http: AsyncTestClient[Litestar], settings: Settings, clock: ManualClock) -> Signed:
+    """A test lab's read-only credentials."""
+    return Signed(http, "lab", settings.auditors["lab"], clock=clock)
 
 
 @pytest.fixture

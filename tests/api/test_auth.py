@@ -228,3 +228,15 @@ async def test_a_security_header_sent_twice_is_refused(
         # Joined into one comma-separated value (as some proxies do), it no longer authenticates.
         joined = {**signed, header: f"{signed[header]}, {signed[header]}"}
         problem(await api.client.post("/v1/tables", content=body, headers=joined), 401, "UNAUTHENTICATED")
+
+
+async def test_auditor_credentials_change_nothing_and_read_no_operator_route(
+    api: Signed, auditor_api: Signed, db: asyncpg.Connection
+) -> None:
+    table = await api.table(mode="test")
+    before = await fingerprint(db, api.operator_id)
+    problem(await auditor_api.post("/v1/tables", TABLE), 403, "AUDITOR_READ_ONLY")
+    problem(await auditor_api.post(f"/v1/tables/{table['table_id']}/close"), 403, "AUDITOR_READ_ONLY")
+    problem(await auditor_api.get("/v1/tables"), 403, "AUDITOR_READ_ONLY")
+    problem(await auditor_api.get(f"/v1/tables/{table['table_id']}"), 403, "AUDITOR_READ_ONLY")
+    assert await fingerprint(db, api.operator_id) == before

@@ -53,3 +53,12 @@ def test_production_refuses_test_tables() -> None:
     env = {"RD_ENV": "production", "RD_OPERATORS": "acme:x", "RD_ALLOW_TEST_TABLES": "true"}
     with pytest.raises(SettingsError, match="RD_ALLOW_TEST_TABLES"):
         from_env(env)
+
+
+def test_auditors_are_their_own_id_secret_pairs_and_never_an_operator_id() -> None:
+    assert from_env({"RD_AUDITORS": "lab:l4b-secret"}).auditors == {"lab": "l4b-secret"}
+    assert from_env({}).auditors == {}
+    with pytest.raises(SettingsError, match="RD_AUDITORS"):
+        from_env({"RD_OPERATORS": "acme:a", "RD_AUDITORS": "acme:b"})
+    with pytest.raises(SettingsError, match="RD_AUDITORS"):
+        from_env({"RD_AUDITORS": "nocolon"})
