@@ -72,8 +72,7 @@ def expected_delta(rules: HouseRules, turn: TurnFacts) -> int:
     hits_post = turn.third[0] in (turn.first[0], turn.second[0])
     if hits_post:
         return -min(rules.post_multiple * turn.bet, turn.chips)
-    if a == b:
-        wins = c > a if turn.pair_call == "higher" else c < a
-    else:
-        wins = min(a, b) < c < max(a, b)
-    return turn.bet if wins else -turn.bet
+    if a != b:
+        return turn.bet if min(a, b) < c < max(a, b) else -turn.bet
+    beyond = c > a if turn.pair_call == "higher" else c < a
+    return turn.bet if beyond else -turn.bet
