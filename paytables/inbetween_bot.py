@@ -9,17 +9,21 @@ ace and a pair the way that gives the larger expected gain over every card that 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from fractions import Fraction
 from math import floor
 
-from paytables.inbetween_events import AceCall, PairCall
-from paytables.inbetween_game import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet, bet_limits
+from paytables.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet, bet_limits
+from paytables.inbetween_events import AceCall, InBetweenEvent, PairCall
+from paytables.inbetween_game import InBetweenStep, act, advance
 from paytables.inbetween_odds import TurnOdds, bet_value, edge_per_chip, kelly_fraction, third_card_odds
 from paytables.inbetween_posts import LOW_ACE, Posts, PostsKind, possible_pair_calls
 from paytables.inbetween_rules import AdjacentLoses, PairIsCalled, PairPays, RuleSet
 from paytables.inbetween_state import Game, GameStatus, full_pack_ranks
 from shoe.cards import ACE, RANK_VALUES
+from shoe.random_source import RandomSource
+from shoe.shoe import Shoe
 
 Strategy = Callable[[Game, RuleSet], InBetweenAction]
 
@@ -67,6 +71,33 @@ def one_chip_player(game: Game, ruleset: RuleSet) -> InBetweenAction:
 
 
 STRATEGIES: dict[str, Strategy] = {"kelly": kelly_player, "one-chip": one_chip_player}
+
+
+def play_computers(
+    game: Game,
+    shoe: Shoe,
+    *,
+    ruleset: RuleSet,
+    source: RandomSource,
+    now: datetime,
+    strategies: Sequence[Strategy] | None = None,
+) -> InBetweenStep:
+    """Move the game on and play its computer seats until a human seat must act or the game is over.
+
+    `strategies[seat]` plays each computer seat; by default every one is the Kelly player.
+    """
+    events: list[InBetweenEvent] = []
+    while game.status is not GameStatus.GAME_OVER:
+        if game.turn is not None and game.to_act is not None:
+            if not game.seats[game.turn.seat].computer:
+                break
+            play = kelly_player if strategies is None else strategies[game.turn.seat]
+            step = act(game, shoe, play(game, ruleset), ruleset=ruleset, source=source, now=now)
+        else:
+            step = advance(game, shoe, ruleset=ruleset, source=source, now=now)
+        events.extend(step.events)
+        game, shoe = step.game, step.shoe
+    return InBetweenStep(game=game, shoe=shoe, events=tuple(events))
 
 
 def best_ace_call(game: Game, ruleset: RuleSet) -> AceCall:

@@ -25,10 +25,25 @@ Play follows the rule set (`inbetween_rules`). The points the rules leave open a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
-import msgspec
-
+from paytables.inbetween_actions import (
+    CallAce,
+    CallPair,
+    GameOver,
+    ImpossibleCall,
+    InBetweenAction,
+    PassTurn,
+    PlaceBet,
+    WrongAction,
+    bet_limits,
+    check_action,
+    check_bet,
+    check_now,
+    check_ruleset,
+    check_setup,
+    post_cost,
+)
 from paytables.inbetween_events import (
     AceCall,
     CalledBy,
@@ -37,128 +52,28 @@ from paytables.inbetween_events import (
     Decision,
     EndReason,
     InBetweenAceCalled,
-    InBetweenAwaiting,
     InBetweenBetPlaced,
-    InBetweenCardDealt,
-    InBetweenChipsMoved,
-    InBetweenEvent,
     InBetweenGameEnded,
     InBetweenGameStarted,
     InBetweenPairCalled,
     InBetweenPassed,
     InBetweenRoundEnded,
     InBetweenRoundStarted,
-    InBetweenShoeRevealed,
     InBetweenShoeShuffled,
     InBetweenTurnEnded,
     InBetweenTurnStarted,
-    PairCall,
     SeatSpec,
     TurnOutcome,
 )
 from paytables.inbetween_posts import PostsKind, ThirdOutcome, possible_pair_calls
-from paytables.inbetween_rules import (
-    UNTIL_EMPTY,
-    AdjacentLoses,
-    FirstAce,
-    MinimumBet,
-    PairIsCalled,
-    PairPays,
-    RuleSet,
-)
-from paytables.inbetween_state import Game, GameStatus, apply, begin
-from paytables.round import GameError
-from shoe.cards import ACE, DECK, rank, rank_symbol
+from paytables.inbetween_rules import UNTIL_EMPTY, AdjacentLoses, FirstAce, PairIsCalled, PairPays, RuleSet
+from paytables.inbetween_state import Game, GameStatus, begin
+from paytables.inbetween_tape import InBetweenStep, Tape
+from shoe.cards import ACE, rank, rank_symbol
 from shoe.random_source import RandomSource
-from shoe.shoe import Shoe, shoe_of
+from shoe.shoe import Shoe
 
-
-class InBetweenError(GameError):
-    code = "INBETWEEN_ERROR"
-
-
-class InvalidGame(InBetweenError):
-    code = "INVALID_GAME"
-
-
-class GameOver(InBetweenError):
-    code = "GAME_OVER"
-
-
-class NotYourTurn(InBetweenError):
-    code = "NOT_YOUR_TURN"
-
-
-class WrongAction(InBetweenError):
-    code = "WRONG_ACTION"
-
-
-class ImpossibleCall(InBetweenError):
-    code = "IMPOSSIBLE_CALL"
-
-
-class BetOverPot(InBetweenError):
-    code = "BET_OVER_POT"
-
-
-class BetOverChips(InBetweenError):
-    code = "BET_OVER_CHIPS"
-
-
-class BetBelowMinimum(InBetweenError):
-    code = "BET_BELOW_MINIMUM"
-
-
-class CallAce(msgspec.Struct, frozen=True, kw_only=True, tag_field="action", tag="call_ace"):
-    player_id: str
-    call: AceCall
-
-
-class CallPair(msgspec.Struct, frozen=True, kw_only=True, tag_field="action", tag="call_pair"):
-    player_id: str
-    call: PairCall
-
-
-class PlaceBet(msgspec.Struct, frozen=True, kw_only=True, tag_field="action", tag="bet"):
-    player_id: str
-    amount: int
-
-
-class PassTurn(msgspec.Struct, frozen=True, kw_only=True, tag_field="action", tag="pass"):
-    player_id: str
-
-
-InBetweenAction = CallAce | CallPair | PlaceBet | PassTurn
-
-_ACTION_STATES: dict[type[InBetweenAction], tuple[GameStatus, ...]] = {
-    CallAce: (GameStatus.AWAITING_ACE_CALL,),
-    CallPair: (GameStatus.AWAITING_PAIR_CALL,),
-    PlaceBet: (GameStatus.AWAITING_BET,),
-    PassTurn: (GameStatus.AWAITING_PAIR_CALL, GameStatus.AWAITING_BET),
-}
-
-
-class InBetweenStep(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of one move: the game and shoe after it, and the events to append to the audit log."""
-
-    game: Game
-    shoe: Shoe
-    events: tuple[InBetweenEvent, ...]
-
-
-class _Tape:
-    """A step being written: each event is recorded and applied at once, so the game is always its events' sum."""
-
-    def __init__(self, game: Game, shoe: Shoe, rules: RuleSet, source: RandomSource, now: datetime) -> None:
-        self.game, self.shoe, self.rules, self.source, self.now = game, shoe, rules, source, now
-        self.events: list[InBetweenEvent] = []
-
-    def emit(self, event: InBetweenEvent) -> None:
-        self.events.append(event)
-        self.game = apply(self.game, event)
-
-    def step(self) -> InBetweenStep:
-        return InBetweenStep(game=self.game, shoe=self.shoe, events=tuple(self.events))
+__all__ = ["InBetweenStep", "act", "advance", "start_game"]
 
 
 def start_game(
@@ -175,8 +90,8 @@ def start_game(
     test: bool = False,
 ) -> InBetweenStep:
     """Seat the players, publish the pack's commitment, take the first antes and deal the first turn."""
-    _check_now(now)
-    _check_setup(ruleset, ante, rounds, seats, dealer, shoe)
+    check_now(now)
+    check_setup(ruleset, ante, rounds, seats, dealer, shoe)
     started = InBetweenGameStarted(
         game_id=game_id,
         ruleset=ruleset.id,
@@ -189,7 +104,7 @@ def start_game(
         test=test,
         at=now,
     )
-    tape = _Tape(begin(started), shoe, ruleset, source, now)
+    tape = Tape(begin(started), shoe, ruleset, source, now)
     tape.events.append(started)
     tape.emit(InBetweenShoeShuffled(shoe_number=1, commitment=shoe.commitment, size=shoe.size))
     _begin_round(tape, dealer)
@@ -200,31 +115,24 @@ def act(
     game: Game, shoe: Shoe, action: InBetweenAction, *, ruleset: RuleSet, source: RandomSource, now: datetime
 ) -> InBetweenStep:
     """A player's call, bet or pass; refused with an `InBetweenError` (and nothing written) when the rules say no."""
-    _check_ruleset(game, ruleset)
-    _check_now(now)
-    if game.status is GameStatus.GAME_OVER:
-        raise GameOver(f"game {game.game_id} is over")
-    if game.to_act is None or game.turn is None:
-        raise WrongAction(f"game {game.game_id} waits for no player now ({game.status})")
-    if action.player_id != game.to_act:
-        raise NotYourTurn(f"it is {game.to_act}'s turn, not {action.player_id}'s")
-    if game.status not in _ACTION_STATES[type(action)]:
-        raise WrongAction(f"game {game.game_id} is {game.status}: no {type(action).__name__} now")
-    tape = _Tape(game, shoe, ruleset, source, now)
-    seat = game.turn.seat
+    check_ruleset(game, ruleset)
+    check_now(now)
+    check_action(game, action)
+    tape = Tape(game, shoe, ruleset, source, now)
+    seat = tape.turn.seat
     match action:
         case CallAce():
             tape.emit(InBetweenAceCalled(seat=seat, call=action.call, by=CalledBy.PLAYER))
             _second_post(tape)
         case CallPair():
-            posts = game.turn.posts
+            posts = tape.turn.posts
             assert posts is not None  # a pair call is awaited only with both posts down
             if action.call not in possible_pair_calls(posts.first):
                 raise ImpossibleCall(f"nothing is {action.call} than a pair of {rank_symbol(posts.first)}s")
             tape.emit(InBetweenPairCalled(seat=seat, call=action.call))
-            _await_bet(tape)
+            tape.await_decision(Decision.BET, *bet_limits(tape.game, tape.rules))
         case PlaceBet():
-            _check_bet(game, ruleset, action.amount)
+            check_bet(game, ruleset, action.amount)
             tape.emit(InBetweenBetPlaced(seat=seat, amount=action.amount))
             _third_card(tape)
         case PassTurn():
@@ -235,9 +143,9 @@ def act(
 
 def advance(game: Game, shoe: Shoe, *, ruleset: RuleSet, source: RandomSource, now: datetime) -> InBetweenStep:
     """Move on from a finished turn to the next, or from a finished round to the next round's antes and first turn."""
-    _check_ruleset(game, ruleset)
-    _check_now(now)
-    tape = _Tape(game, shoe, ruleset, source, now)
+    check_ruleset(game, ruleset)
+    check_now(now)
+    tape = Tape(game, shoe, ruleset, source, now)
     if game.status is GameStatus.TURN_OVER and game.turn is not None:
         _next_turn(tape, game.turn.index + 1)
     elif game.status is GameStatus.ROUND_OVER:
@@ -249,28 +157,14 @@ def advance(game: Game, shoe: Shoe, *, ruleset: RuleSet, source: RandomSource, n
     return tape.step()
 
 
-def bet_limits(game: Game, ruleset: RuleSet) -> tuple[int, int]:
-    """The least and the most the player to act may bet: the rule's minimum, capped by the pot and their chips."""
-    if game.turn is None:
-        raise WrongAction("no turn is being played")
-    most = min(game.pot, game.seats[game.turn.seat].chips)
-    least = 1 if ruleset.terms.min_bet is MinimumBet.ONE else game.ante
-    return min(least, most), most
-
-
-def post_cost(bet: int, chips: int, ruleset: RuleSet) -> int:
-    """What hitting a post costs: the rule's multiple of the bet, or everything the player has left."""
-    return min(ruleset.terms.post.multiple * bet, chips)
-
-
-def _begin_round(tape: _Tape, dealer: int) -> None:
+def _begin_round(tape: Tape, dealer: int) -> None:
     game, banker = tape.game, tape.rules.banker
     cycle = [(dealer + 1 + i) % len(game.seats) for i in range(len(game.seats))]
     players = [s for s in cycle if game.seats[s].chips > 0 and not (banker and s == dealer)]
     order = tuple(players * banker.orbits) if banker else tuple(players)
     tape.emit(InBetweenRoundStarted(round=game.round + 1, dealer=dealer, order=order))
     if banker:
-        _move(tape, dealer, -min(banker.stake_antes * game.ante, game.seats[dealer].chips), ChipReason.STAKE)
+        tape.move(dealer, -min(banker.stake_antes * game.ante, game.seats[dealer].chips), ChipReason.STAKE)
     else:
         _antes(tape, ChipReason.ANTE)
         if len(tape.game.seats_with_chips()) <= 1:
@@ -279,71 +173,68 @@ def _begin_round(tape: _Tape, dealer: int) -> None:
     _next_turn(tape, 0)
 
 
-def _antes(tape: _Tape, reason: ChipReason) -> None:
+def _antes(tape: Tape, reason: ChipReason) -> None:
     for seat in tape.game.from_dealers_left():
         chips = tape.game.seats[seat].chips
         if chips > 0:
-            _move(tape, seat, -min(tape.game.ante, chips), reason)
+            tape.move(seat, -min(tape.game.ante, chips), reason)
 
 
-def _next_turn(tape: _Tape, start: int) -> None:
+def _next_turn(tape: Tape, start: int) -> None:
     index = _next_index(tape.game, start)
     if index is None:
         _end_round(tape)
         return
     seat = tape.game.order[index]
     tape.emit(InBetweenTurnStarted(seat=seat, player_id=tape.game.seats[seat].player_id, index=index))
-    if rank(_deal(tape, CardRole.FIRST_POST)) == ACE:
+    if rank(tape.deal(CardRole.FIRST_POST)) == ACE:
         if tape.rules.terms.first_ace is FirstAce.CHOICE:
-            _await(tape, Decision.ACE_CALL)
+            tape.await_decision(Decision.ACE_CALL)
             return
         tape.emit(InBetweenAceCalled(seat=seat, call=AceCall.HIGH, by=CalledBy.RULE))
     _second_post(tape)
 
 
-def _second_post(tape: _Tape) -> None:
-    _deal(tape, CardRole.SECOND_POST)
-    assert tape.game.turn is not None
-    assert tape.game.turn.posts is not None
-    kind, rules = tape.game.turn.posts.kind, tape.rules.terms
+def _second_post(tape: Tape) -> None:
+    tape.deal(CardRole.SECOND_POST)
+    posts, seat, rules = tape.turn.posts, tape.turn.seat, tape.rules.terms
+    assert posts is not None
+    kind = posts.kind
     if kind is PostsKind.SPREAD:
-        _await_bet(tape)
+        tape.await_decision(Decision.BET, *bet_limits(tape.game, tape.rules))
     elif kind is PostsKind.PAIR and isinstance(rules.pair, PairIsCalled):
-        _await(tape, Decision.PAIR_CALL)
+        tape.await_decision(Decision.PAIR_CALL)
     elif kind is PostsKind.PAIR and isinstance(rules.pair, PairPays):
-        _move(tape, tape.game.turn.seat, min(rules.pair.chips, tape.game.pot), ChipReason.PAIR_PAID)
+        tape.move(seat, min(rules.pair.chips, tape.game.pot), ChipReason.PAIR_PAID)
         _end_turn(tape, TurnOutcome.PAIR_PAID)
     elif kind is PostsKind.PAIR:
         _end_turn(tape, TurnOutcome.PAIR_PUSHED)
     elif isinstance(rules.adjacent, AdjacentLoses):
-        seat = tape.game.turn.seat
-        _move(tape, seat, -min(rules.adjacent.chips, tape.game.seats[seat].chips), ChipReason.ADJACENT_LOST)
+        tape.move(seat, -min(rules.adjacent.chips, tape.game.seats[seat].chips), ChipReason.ADJACENT_LOST)
         _end_turn(tape, TurnOutcome.ADJACENT_LOST)
     else:
         _end_turn(tape, TurnOutcome.ADJACENT_PASSED)
 
 
-def _third_card(tape: _Tape) -> None:
-    card = _deal(tape, CardRole.THIRD_CARD)
-    turn = tape.game.turn
-    assert turn is not None
+def _third_card(tape: Tape) -> None:
+    card = tape.deal(CardRole.THIRD_CARD)
+    turn = tape.turn
     assert turn.posts is not None
     assert turn.bet is not None
     outcome = turn.posts.outcome(rank(card), turn.pair_call)
     chips = tape.game.seats[turn.seat].chips
     if outcome is ThirdOutcome.WIN:
-        _move(tape, turn.seat, turn.bet, ChipReason.WIN)
+        tape.move(turn.seat, turn.bet, ChipReason.WIN)
     elif outcome is ThirdOutcome.POST:
-        _move(tape, turn.seat, -post_cost(turn.bet, chips, tape.rules), ChipReason.POST)
+        tape.move(turn.seat, -post_cost(turn.bet, chips, tape.rules), ChipReason.POST)
     else:
-        _move(tape, turn.seat, -turn.bet, ChipReason.LOSE)
+        tape.move(turn.seat, -turn.bet, ChipReason.LOSE)
     _end_turn(tape, TurnOutcome(outcome.value))
 
 
-def _end_turn(tape: _Tape, outcome: TurnOutcome) -> None:
+def _end_turn(tape: Tape, outcome: TurnOutcome) -> None:
     """Close the turn, then decide what follows: the game's end, a re-ante, the round's end or another turn."""
-    turn = tape.game.turn
-    assert turn is not None
+    turn = tape.turn
     tape.emit(InBetweenTurnEnded(seat=turn.seat, outcome=outcome))
     game, banker = tape.game, tape.rules.banker
     if not banker and len(game.seats_with_chips()) <= 1:
@@ -360,10 +251,10 @@ def _end_turn(tape: _Tape, outcome: TurnOutcome) -> None:
             _end_round(tape)  # the players still to come put their last chips in with the re-ante
 
 
-def _end_round(tape: _Tape) -> None:
+def _end_round(tape: Tape) -> None:
     game = tape.game
     if tape.rules.banker and game.pot > 0:
-        _move(tape, game.dealer, game.pot, ChipReason.BANK_RETURNED)
+        tape.move(game.dealer, game.pot, ChipReason.BANK_RETURNED)
     tape.emit(InBetweenRoundEnded(round=game.round))
     if len(tape.game.seats_with_chips()) <= 1:
         _end_game(tape, EndReason.ONE_PLAYER_LEFT)
@@ -371,16 +262,16 @@ def _end_round(tape: _Tape) -> None:
         _end_game(tape, EndReason.ROUNDS_PLAYED)
 
 
-def _end_game(tape: _Tape, reason: EndReason) -> None:
+def _end_game(tape: Tape, reason: EndReason) -> None:
     _share_pot(tape)
-    game, shoe = tape.game, tape.shoe
-    tape.emit(_revealed(game, shoe))
+    game = tape.game
+    tape.emit(tape.revealed())
     chips = tuple(seat.chips for seat in game.seats)
     winners = tuple(i for i, c in enumerate(chips) if c == max(chips))
     tape.emit(InBetweenGameEnded(reason=reason, chips=chips, winners=winners, at=tape.now))
 
 
-def _share_pot(tape: _Tape) -> None:
+def _share_pot(tape: Tape) -> None:
     game = tape.game
     if game.pot == 0:
         return
@@ -391,56 +282,7 @@ def _share_pot(tape: _Tape) -> None:
     for place, seat in enumerate(sharers):
         amount = share + (1 if place < odd else 0)
         if amount:
-            _move(tape, seat, amount, ChipReason.SHARED)
-
-
-def _await_bet(tape: _Tape) -> None:
-    least, most = bet_limits(tape.game, tape.rules)
-    _await(tape, Decision.BET, least, most)
-
-
-def _await(tape: _Tape, decision: Decision, least: int | None = None, most: int | None = None) -> None:
-    turn = tape.game.turn
-    assert turn is not None
-    player = tape.game.seats[turn.seat].player_id
-    tape.emit(InBetweenAwaiting(seat=turn.seat, player_id=player, decision=decision, min_bet=least, max_bet=most))
-
-
-def _deal(tape: _Tape, role: CardRole) -> str:
-    """The next card of the pack; an empty pack is first replaced by the cards off the table, shuffled."""
-    if tape.shoe.position >= tape.shoe.size:
-        _reshuffle(tape)
-    card, index, tape.shoe = tape.shoe.deal()
-    turn = tape.game.turn
-    assert turn is not None
-    tape.emit(
-        InBetweenCardDealt(seat=turn.seat, role=role, card=card, shoe_number=tape.game.shoe_number, shoe_index=index)
-    )
-    return card
-
-
-def _reshuffle(tape: _Tape) -> None:
-    table = tape.game.turn.table_cards if tape.game.turn else ()
-    tape.emit(_revealed(tape.game, tape.shoe))
-    rest = [card for card in DECK if card not in table]
-    tape.shoe = shoe_of(rest, tape.source)
-    number = tape.game.shoe_number + 1
-    tape.emit(
-        InBetweenShoeShuffled(shoe_number=number, commitment=tape.shoe.commitment, size=tape.shoe.size, excluded=table)
-    )
-
-
-def _revealed(game: Game, shoe: Shoe) -> InBetweenShoeRevealed:
-    return InBetweenShoeRevealed(
-        shoe_number=game.shoe_number, commitment=shoe.commitment, salt=shoe.salt, order=shoe.order, dealt=shoe.position
-    )
-
-
-def _move(tape: _Tape, seat: int, delta: int, reason: ChipReason) -> None:
-    game = tape.game
-    chips, pot = game.seats[seat].chips + delta, game.pot - delta
-    player = game.seats[seat].player_id
-    tape.emit(InBetweenChipsMoved(seat=seat, player_id=player, delta=delta, reason=reason, chips=chips, pot=pot))
+            tape.move(seat, amount, ChipReason.SHARED)
 
 
 def _next_index(game: Game, start: int) -> int | None:
@@ -453,43 +295,3 @@ def _next_index(game: Game, start: int) -> int | None:
 
 def _next_dealer(game: Game) -> int:
     return next(s for s in game.from_dealers_left() if game.seats[s].chips > 0)
-
-
-def _check_bet(game: Game, ruleset: RuleSet, amount: int) -> None:
-    least, most = bet_limits(game, ruleset)
-    chips = game.seats[game.turn.seat].chips if game.turn else 0
-    if amount > game.pot:
-        raise BetOverPot(f"a bet of {amount} is more than the pot of {game.pot}")
-    if amount > chips:
-        raise BetOverChips(f"a bet of {amount} is more than the {chips} chips the player holds")
-    if amount < least:
-        raise BetBelowMinimum(f"a bet must be at least {least}, got {amount}")
-    assert amount <= most
-
-
-def _check_setup(
-    ruleset: RuleSet, ante: int, rounds: int | str, seats: Sequence[SeatSpec], dealer: int, shoe: Shoe
-) -> None:
-    terms = ruleset.terms
-    if not terms.min_players <= len(seats) <= terms.max_players:
-        raise InvalidGame(f"{ruleset.id} is for {terms.min_players}..{terms.max_players} players, not {len(seats)}")
-    if len({s.player_id for s in seats}) != len(seats):
-        raise InvalidGame("a player may hold only one seat")
-    if ante not in terms.antes:
-        raise InvalidGame(f"the ante must be one of {terms.antes}, not {ante}")
-    if rounds not in terms.rounds:
-        raise InvalidGame(f"the rounds must be one of {terms.rounds}, not {rounds!r}")
-    if not 0 <= dealer < len(seats):
-        raise InvalidGame(f"the dealer must be a seat 0..{len(seats) - 1}")
-    if sorted(shoe.order[i : i + 2] for i in range(0, len(shoe.order), 2)) != sorted(DECK) or shoe.position:
-        raise InvalidGame("In Between is dealt from one full, undealt 52-card pack")
-
-
-def _check_ruleset(game: Game, ruleset: RuleSet) -> None:
-    if (game.ruleset, game.ruleset_sha256) != (ruleset.id, ruleset.sha256):
-        raise InvalidGame(f"game {game.game_id} is played by {game.ruleset} ({game.ruleset_sha256[:12]})")
-
-
-def _check_now(now: datetime) -> None:
-    if now.utcoffset() != timedelta(0):
-        raise ValueError("`now` must be an aware UTC datetime")

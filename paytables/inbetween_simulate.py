@@ -9,11 +9,11 @@ from fractions import Fraction
 
 import msgspec
 
-from paytables.inbetween_bot import STRATEGIES, Strategy
+from paytables.inbetween_bot import STRATEGIES, Strategy, play_computers
 from paytables.inbetween_events import SeatSpec
-from paytables.inbetween_game import act, advance, start_game
+from paytables.inbetween_game import start_game
 from paytables.inbetween_rules import RuleSet
-from paytables.inbetween_state import Game, GameStatus
+from paytables.inbetween_state import Game
 from shoe.random_source import RandomSource
 from shoe.shoe import new_shoe
 
@@ -62,15 +62,8 @@ def play_game(
         source=source,
         now=EPOCH,
     )
-    game, shoe = step.game, step.shoe
-    while game.status is not GameStatus.GAME_OVER:
-        if game.turn is not None and game.to_act is not None:
-            action = strategies[game.turn.seat](game, ruleset)
-            step = act(game, shoe, action, ruleset=ruleset, source=source, now=EPOCH)
-        else:
-            step = advance(game, shoe, ruleset=ruleset, source=source, now=EPOCH)
-        game, shoe = step.game, step.shoe
-    return game
+    done = play_computers(step.game, step.shoe, ruleset=ruleset, source=source, now=EPOCH, strategies=strategies)
+    return done.game
 
 
 def simulate(

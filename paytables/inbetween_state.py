@@ -34,7 +34,7 @@ from paytables.inbetween_events import (
     TurnOutcome,
 )
 from paytables.inbetween_posts import Posts, first_value
-from shoe.cards import DECK, rank
+from shoe.cards import DECK, RANK_VALUES, rank
 
 replace = msgspec.structs.replace
 
@@ -144,16 +144,19 @@ class Game(msgspec.Struct, frozen=True, kw_only=True):
         When the pack is spent the next card comes from a new one made of every card not on the table.
         """
         left = full_pack_ranks()
-        left.subtract(rank(card) for card in self.seen)
+        left.subtract(_RANK_OF[card] for card in self.seen)
         if left.total() == 0:
             left = full_pack_ranks()
-            left.subtract(rank(card) for card in (self.turn.table_cards if self.turn else ()))
+            left.subtract(_RANK_OF[card] for card in (self.turn.table_cards if self.turn else ()))
         return left
+
+
+_RANK_OF = {card: rank(card) for card in DECK}
 
 
 def full_pack_ranks() -> Counter[int]:
     """Four cards of every rank."""
-    return Counter(rank(card) for card in DECK)
+    return Counter(dict.fromkeys(RANK_VALUES, 4))
 
 
 def begin(event: InBetweenGameStarted) -> Game:

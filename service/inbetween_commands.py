@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 
 from paytables import inbetween_rules
-from paytables.inbetween_game import InBetweenError
+from paytables.inbetween_actions import InBetweenError
 from paytables.inbetween_rules import UNTIL_EMPTY
 from paytables.inbetween_simulate import simulate
 from shoe.random_source import OsRandom, RandomSource

@@ -8,18 +8,9 @@ from datetime import UTC, datetime
 import msgspec
 
 from paytables import inbetween_rules
+from paytables.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
 from paytables.inbetween_events import AceCall, InBetweenEvent, PairCall, SeatSpec
-from paytables.inbetween_game import (
-    CallAce,
-    CallPair,
-    InBetweenAction,
-    InBetweenStep,
-    PassTurn,
-    PlaceBet,
-    act,
-    advance,
-    start_game,
-)
+from paytables.inbetween_game import InBetweenStep, act, advance, start_game
 from paytables.inbetween_rules import RuleSet
 from paytables.inbetween_state import GameStatus
 from shoe.shoe import new_shoe

@@ -15,14 +15,16 @@ import msgspec
 import pytest
 
 from paytables import inbetween_rules
-from paytables.inbetween_bot import ace_call_value, best_ace_call, kelly_player, one_chip_player
-from paytables.inbetween_events import AceCall, PairCall
-from paytables.inbetween_game import CallAce, CallPair, PassTurn, PlaceBet
+from paytables.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
+from paytables.inbetween_bot import ace_call_value, best_ace_call, kelly_player, one_chip_player, play_computers
+from paytables.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween_game import act, start_game
 from paytables.inbetween_simulate import play_game
-from paytables.inbetween_state import GameStatus
+from paytables.inbetween_state import GameStatus, replay
 from shoe.cards import RANKS
+from shoe.shoe import new_shoe
 from tests.unit.inbetween_oracle import RULESET_IDS
-from tests.unit.inbetween_table import Table
+from tests.unit.inbetween_table import NOW, Table
 
 NEPAL = "inbetween/nepal/v1"
 Z_ONE_SIDED_0_0005 = 3.29
@@ -139,3 +141,36 @@ def test_it_beats_a_player_who_always_bets_one_chip(ruleset_id: str) -> None:
     mean = sum(leads) / games
     sd = math.sqrt(sum((x - mean) ** 2 for x in leads) / (games - 1))
     assert mean / (sd / math.sqrt(games)) > Z_ONE_SIDED_0_0005
+
+
+def test_computer_seats_play_on_until_a_human_must_act() -> None:
+    rules, rng = inbetween_rules.get(NEPAL), random.Random(8)
+    seats = [
+        SeatSpec(player_id="human"),
+        SeatSpec(player_id="bot1", computer=True),
+        SeatSpec(player_id="bot2", computer=True),
+    ]
+    step = start_game(
+        game_id="g", ruleset=rules, ante=10, rounds=5, seats=seats, shoe=new_shoe(1, rng), source=rng, now=NOW
+    )
+    for _ in range(40):
+        step = play_computers(step.game, step.shoe, ruleset=rules, source=rng, now=NOW)
+        game = step.game
+        if game.status is GameStatus.GAME_OVER:
+            break
+        assert game.to_act == "human"  # the bots never stop the game: only the human seat does
+        move = CallAce(player_id="human", call=AceCall.HIGH) if game.status is GameStatus.AWAITING_ACE_CALL else None
+        step = act(game, step.shoe, move or PassTurn(player_id="human"), ruleset=rules, source=rng, now=NOW)
+    assert step.game.status is GameStatus.GAME_OVER
+    assert step.game.round == 5
+
+
+def test_a_table_of_computers_plays_to_the_end_in_one_call() -> None:
+    rules, rng = inbetween_rules.get("inbetween/pagat-banker/v1"), random.Random(8)
+    seats = [SeatSpec(player_id=f"bot{i}", computer=True) for i in range(4)]
+    step = start_game(
+        game_id="g", ruleset=rules, ante=5, rounds=5, seats=seats, shoe=new_shoe(1, rng), source=rng, now=NOW
+    )
+    done = play_computers(step.game, step.shoe, ruleset=rules, source=rng, now=NOW)
+    assert done.game.status is GameStatus.GAME_OVER
+    assert replay([*step.events, *done.events]) == done.game

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from paytables import inbetween_rules
+from paytables.inbetween_actions import BetBelowMinimum, InvalidGame
 from paytables.inbetween_events import (
     AceCall,
     CalledBy,
@@ -19,7 +20,6 @@ from paytables.inbetween_events import (
     PairCall,
     TurnOutcome,
 )
-from paytables.inbetween_game import BetBelowMinimum, InvalidGame
 from paytables.inbetween_state import GameStatus
 from tests.unit.inbetween_oracle import HOUSE_RULES, RULESET_IDS
 from tests.unit.inbetween_table import Table

@@ -11,6 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paytables import inbetween_rules
+from paytables.inbetween_actions import (
+    CallAce,
+    CallPair,
+    InBetweenAction,
+    InBetweenError,
+    PassTurn,
+    PlaceBet,
+    bet_limits,
+)
 from paytables.inbetween_events import (
     AceCall,
     ChipReason,
@@ -24,19 +33,7 @@ from paytables.inbetween_events import (
     decode_events,
     encode_events,
 )
-from paytables.inbetween_game import (
-    CallAce,
-    CallPair,
-    InBetweenAction,
-    InBetweenError,
-    InBetweenStep,
-    PassTurn,
-    PlaceBet,
-    act,
-    advance,
-    bet_limits,
-    start_game,
-)
+from paytables.inbetween_game import InBetweenStep, act, advance, start_game
 from paytables.inbetween_posts import possible_pair_calls
 from paytables.inbetween_rules import RuleSet
 from paytables.inbetween_state import Game, GameStatus, replay
@@ -44,7 +41,7 @@ from shoe.shoe import Reveal, new_shoe, verify_reveal
 from tests.unit.inbetween_oracle import HOUSE_RULES, RULESET_IDS, TurnFacts, expected_delta
 from tests.unit.inbetween_table import NOW
 
-GAMES_PER_RULESET = 300
+GAMES_PER_RULESET = 1000
 TURN_PAYMENTS = {ChipReason.WIN, ChipReason.LOSE, ChipReason.POST, ChipReason.PAIR_PAID, ChipReason.ADJACENT_LOST}
 
 

@@ -9,8 +9,7 @@ from datetime import datetime
 import pytest
 
 from paytables import inbetween_rules
-from paytables.inbetween_events import AceCall, PairCall, SeatSpec
-from paytables.inbetween_game import (
+from paytables.inbetween_actions import (
     BetBelowMinimum,
     BetOverChips,
     BetOverPot,
@@ -24,10 +23,9 @@ from paytables.inbetween_game import (
     PassTurn,
     PlaceBet,
     WrongAction,
-    act,
-    advance,
-    start_game,
 )
+from paytables.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween_game import act, advance, start_game
 from paytables.round import GameError
 from shoe.shoe import new_shoe
 from tests.unit.inbetween_table import NOW, Table
