@@ -59,7 +59,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(msgspec.json.encode(report).decode())
         return 0
     print(f"{report.ruleset}: {report.players} players, {report.games} games, ante {report.ante}, ", end="")
-    print(f"{report.rounds} rounds, {report.starting_chips} chips each ({elapsed:.1f} s)")
+    rounds = "until the pot is empty" if report.rounds == UNTIL_EMPTY else f"{report.rounds} rounds"
+    print(f"{rounds}, {report.starting_chips} chips each ({elapsed:.1f} s)")
     print(f"  {'strategy':<10} {'seats':>6}  {'average final chips':>19}  95% interval")
     for r in report.results:
         print(f"  {r.strategy:<10} {r.seats:>6}  {r.mean_final_chips:>19}  [{r.ci95_low}, {r.ci95_high}]")
