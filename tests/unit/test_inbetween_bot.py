@@ -130,7 +130,7 @@ def test_the_one_chip_player_always_bets_the_least_it_may() -> None:
 @pytest.mark.parametrize("ruleset_id", RULESET_IDS)
 def test_it_beats_a_player_who_always_bets_one_chip(ruleset_id: str) -> None:
     """Two-seat games, seats and the deal alternating: the bot's mean lead is over 3.29 standard errors above 0."""
-    rules, rng, games = inbetween_rules.get(ruleset_id), random.Random(20241012), 400
+    rules, rng, games = inbetween_rules.get(ruleset_id), random.Random(20241012), 800
     leads = []
     for number in range(games):
         bot = number % 2
