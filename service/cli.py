@@ -52,9 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_simulate)
 
-    from service import commands  # the server's commands live with the server code
+    from service import commands, inbetween_commands  # the server's commands live with the server code
 
     commands.register(sub)
+    inbetween_commands.register(sub)
     return parser
 
 
