@@ -10,7 +10,7 @@ import msgspec
 from paytables.inbetween_events import AceCall, PairCall, SeatSpec
 from paytables.inbetween_rules import MinimumBet, RuleSet
 from paytables.inbetween_state import Game, GameStatus
-from paytables.round import GameError
+from paytables.refusals import GameError
 from shoe.cards import DECK
 from shoe.shoe import Shoe
 

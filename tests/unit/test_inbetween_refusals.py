@@ -26,7 +26,7 @@ from paytables.inbetween_actions import (
 )
 from paytables.inbetween_events import AceCall, PairCall, SeatSpec
 from paytables.inbetween_game import act, advance, start_game
-from paytables.round import GameError
+from paytables.refusals import GameError
 from shoe.shoe import new_shoe
 from tests.unit.inbetween_table import NOW, Table
 
