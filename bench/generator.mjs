@@ -125,7 +125,7 @@ const commands = createInterface({ input: process.stdin });
 const nextCommand = () => new Promise((resolve) => commands.once('line', (line) => resolve(line.trim())));
 
 function closeWindow() {
-  const window = measured;
+  const window = measured ?? newWindow(); // "stop" without "start": an empty window
   measured = null;
   const { startedAt, ...figures } = window;
   return { event: 'window', seconds: (performance.now() - startedAt) / 1000, ...figures };
