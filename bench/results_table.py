@@ -29,6 +29,7 @@ def merge(runs: Sequence[Mapping[str, Any]], run: Mapping[str, Any]) -> list[Map
 
 
 def write_result(folder: Path, run: Mapping[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{run['date']}-{run['git_rev']}.json"
     runs = json.loads(path.read_text())["runs"] if path.exists() else []
     path.write_text(json.dumps({"runs": merge(runs, run)}, indent=2, sort_keys=True) + "\n")
