@@ -56,7 +56,7 @@ def row(run: Mapping[str, Any]) -> str:
     cells = [
         run["date"],
         f"`{run['git_rev']}`",
-        f"{machine['cores']} cores, {machine['memory_gb']:.0f} GB",
+        f"{machine['cores']} cores {machine.get('cpu_model', '?')}, {machine['memory_gb']:.0f} GB",
         str(run["options"]["workers"]),
         str(run["options"]["clients"]),
         _n(product["seconds"]),
