@@ -56,6 +56,7 @@ class CeilingFigures(msgspec.Struct, frozen=True, kw_only=True):
     failed: int
     aborted: str
     scripts: int
+    other_load: float
 
 
 def per(total: float, count: int) -> float:

@@ -244,6 +244,7 @@ async def measure_ceiling(
         failed=replay.run.failed,
         aborted=replay.run.aborted,
         scripts=len(scripts),
+        other_load=round(cpu.other_load, 3),
     )
 
 
