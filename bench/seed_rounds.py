@@ -3,88 +3,51 @@
 Each seeded round copies a real round row (state, shoe, players), its audit records and its share of idempotency keys,
 with fresh ids, hashes and earlier timestamps, on seed tables of their own: the live tables' chains stay untouched.
 The seed tables' chains do not verify (their bodies are copies); they are there for the size of tables and indexes.
+Columns are copied by name from the catalog, and only the ones that must change are rewritten, so a new column is
+carried over without a change here.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from datetime import timedelta
 
 import asyncpg
 import msgspec
 
 SEED_TABLES = 32
-SPACING = "2 milliseconds"  # between seeded rounds: about the pace of the real ones, so times stay ordered
+SPACING = timedelta(milliseconds=2)  # between seeded rounds: about the pace of the real ones, so times stay ordered
 
-_SEED_TABLES = """
-CREATE TEMP TABLE seed_tables AS
-SELECT n, gen_random_uuid() AS table_id FROM generate_series(0, $1 - 1) n;
-"""
+_SEED_TABLES = (
+    "CREATE TEMP TABLE seed_tables AS SELECT n, gen_random_uuid() AS table_id FROM generate_series(0, $1 - 1) n"
+)
 
-_COPY_TABLES = """
-INSERT INTO game_tables
-SELECT (jsonb_populate_record(NULL::game_tables, to_jsonb(t) || jsonb_build_object('table_id', s.table_id))).*
-FROM seed_tables s, (SELECT * FROM game_tables ORDER BY created_at LIMIT 1) t;
-"""
-
-# Every seeded round g copies real round 1 + g % (real rounds), older than every real round.
+# Seeded round g copies real round 1 + g % (real rounds), and is older than every real round.
 _SEED_MAP = """
 CREATE TEMP TABLE seed_map AS
 WITH source AS (SELECT row_number() OVER (ORDER BY opened_at) AS i, round_id, opened_at FROM rounds),
      n AS (SELECT count(*) AS real, min(opened_at) AS first FROM rounds)
 SELECT g, gen_random_uuid() AS round_id, s.round_id AS source_id, t.table_id,
-       n.first - ($1 - g + 1) * interval '%(spacing)s' AS opened_at, s.opened_at AS source_opened_at
-FROM n, generate_series(1, $1) g
-JOIN source s ON s.i = 1 + g %% (SELECT real FROM n)
-JOIN seed_tables t ON t.n = g %% $2;
+       n.first - ($1 - g + 1) * $3::interval AS opened_at, s.opened_at AS source_opened_at
+FROM n CROSS JOIN generate_series(1, $1) g
+JOIN source s ON s.i = 1 + g % n.real
+JOIN seed_tables t ON t.n = g % $2
 """
 
-_COPY_ROUNDS = """
-INSERT INTO rounds
-SELECT (jsonb_populate_record(NULL::rounds, to_jsonb(r) || jsonb_build_object(
-    'round_id', m.round_id, 'table_id', m.table_id, 'opened_at', m.opened_at,
-    'window_closes_at', m.opened_at + (r.window_closes_at - r.opened_at),
-    'settled_at', m.opened_at + (r.settled_at - r.opened_at)))).*
-FROM seed_map m JOIN rounds r ON r.round_id = m.source_id;
-"""
-
-# A round's records are contiguous on its table (one client per table): the shoe events on either side carry no
-# round id, so take one record beyond each end of the round's own.
-_COPY_AUDIT = """
-WITH spans AS (
+# A round's records are contiguous on its table (one client per table): the shoe events either side of the round's
+# own records carry no round id, so take one record beyond each end.
+_AUDIT_SOURCE = """
+(SELECT s.round_id AS source_id, a.* FROM (
     SELECT table_id, round_id, min(seq) AS lo, max(seq) AS hi FROM audit_log WHERE round_id IS NOT NULL GROUP BY 1, 2
-), records AS (
-    SELECT s.round_id AS source_id, a.* FROM spans s
-    JOIN audit_log a ON a.table_id = s.table_id AND a.seq BETWEEN s.lo - 1 AND s.hi + 1
-     AND (a.round_id = s.round_id OR a.round_id IS NULL)
-)
-INSERT INTO audit_log
-SELECT (jsonb_populate_record(NULL::audit_log, to_jsonb(a) || jsonb_build_object(
-    'table_id', m.table_id,
-    'seq', row_number() OVER (PARTITION BY m.table_id ORDER BY m.g, a.seq),
-    'round_id', CASE WHEN a.round_id IS NULL THEN NULL ELSE m.round_id END,
-    'hash', sha256(convert_to(m.round_id::text || '/' || a.seq, 'UTF8')),
-    'recorded_at', m.opened_at + (a.recorded_at - m.source_opened_at)))).*
-FROM seed_map m JOIN records a ON a.source_id = m.source_id;
+ ) s JOIN audit_log a ON a.table_id = s.table_id AND a.seq BETWEEN s.lo - 1 AND s.hi + 1
+   AND (a.round_id = s.round_id OR a.round_id IS NULL))
 """
 
 _MOVE_HEADS = """
 UPDATE game_tables t SET audit_seq = h.seq
-FROM (SELECT table_id, max(seq) AS seq FROM audit_log GROUP BY 1) h, seed_tables s
-WHERE t.table_id = s.table_id AND h.table_id = t.table_id;
-"""
-
-# Keys in the proportion the real run made them (about 1.8 a round), older than every real key.
-_COPY_KEYS = """
-WITH source AS (SELECT row_number() OVER () AS i, * FROM idempotency_keys),
-     n AS (SELECT count(*) AS real, min(created_at) AS first FROM idempotency_keys),
-     r AS (SELECT count(*) AS real FROM rounds WHERE round_id NOT IN (SELECT round_id FROM seed_map)),
-     wanted AS (SELECT (n.real * $1 / greatest(r.real, 1))::bigint AS keys FROM n, r)
-INSERT INTO idempotency_keys
-SELECT (jsonb_populate_record(NULL::idempotency_keys, to_jsonb(k) || jsonb_build_object(
-    'key', gen_random_uuid()::text,
-    'created_at', n.first - ((SELECT keys FROM wanted) - g + 1) * interval '1 millisecond'))).*
-FROM n, generate_series(1, (SELECT keys FROM wanted)) g
-JOIN source k ON k.i = 1 + g %% (SELECT real FROM n);
+FROM (SELECT table_id, max(seq) AS seq FROM audit_log WHERE table_id IN (SELECT table_id FROM seed_tables) GROUP BY 1) h
+WHERE h.table_id = t.table_id
 """
 
 
@@ -95,7 +58,69 @@ class Seeding(msgspec.Struct, frozen=True, kw_only=True):
     keys_after: int
     seconds: float
     database_mb: float
-    method: str = "SQL INSERT ... SELECT copies of the run's own rows; VACUUM ANALYZE afterwards"
+    method: str = "SQL INSERT ... SELECT copies of the run's own rows, then VACUUM ANALYZE and a CHECKPOINT"
+
+
+async def copy(conn: asyncpg.Connection, table: str, source: str, joins: str, changed: Mapping[str, str]) -> None:
+    """INSERT INTO table SELECT every column from `source` (aliased s), with `changed` columns computed instead."""
+    names = [
+        r["column_name"]
+        for r in await conn.fetch(
+            "SELECT column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position",
+            table,
+        )
+    ]
+    values = ", ".join(changed.get(name, f"s.{name}") for name in names)
+    await conn.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {values} FROM {source} s {joins}")  # noqa: S608
+
+
+async def _seed(conn: asyncpg.Connection, count: int) -> None:
+    await conn.execute(_SEED_TABLES, SEED_TABLES)
+    first_table = "(SELECT * FROM game_tables ORDER BY created_at LIMIT 1)"
+    await copy(conn, "game_tables", first_table, "CROSS JOIN seed_tables t", {"table_id": "t.table_id"})
+    await conn.execute(_SEED_MAP, count, SEED_TABLES, SPACING)
+    await copy(
+        conn,
+        "rounds",
+        "rounds",
+        "JOIN seed_map m ON m.source_id = s.round_id",
+        {
+            "round_id": "m.round_id",
+            "table_id": "m.table_id",
+            "opened_at": "m.opened_at",
+            "window_closes_at": "m.opened_at + (s.window_closes_at - s.opened_at)",
+            "settled_at": "m.opened_at + (s.settled_at - s.opened_at)",
+        },
+    )
+    await copy(
+        conn,
+        "audit_log",
+        _AUDIT_SOURCE,
+        "JOIN seed_map m ON m.source_id = s.source_id",
+        {
+            "table_id": "m.table_id",
+            "seq": "row_number() OVER (PARTITION BY m.table_id ORDER BY m.g, s.seq)",
+            "round_id": "CASE WHEN s.round_id IS NULL THEN NULL ELSE m.round_id END",
+            "hash": "sha256(convert_to(m.round_id::text || '/' || s.seq, 'UTF8'))",
+            "recorded_at": "m.opened_at + (s.recorded_at - m.source_opened_at)",
+        },
+    )
+    await conn.execute(_MOVE_HEADS)
+    # Keys in the proportion the real run made them (about 1.8 a round), older than every real key.
+    real_keys, first_key = await conn.fetchrow("SELECT count(*), min(created_at) FROM idempotency_keys")
+    real_rounds = await conn.fetchval("SELECT count(*) FROM rounds") - count
+    keys = real_keys * count // max(real_rounds, 1)
+    await copy(
+        conn,
+        "idempotency_keys",
+        "(SELECT row_number() OVER () AS i, * FROM idempotency_keys)",
+        f"JOIN generate_series(1, {int(keys)}) g ON s.i = 1 + g % {int(real_keys)}",
+        {
+            "key": "gen_random_uuid()::text",
+            "created_at": f"'{first_key.isoformat()}'::timestamptz - g * '1 ms'::interval",
+        },
+    )
 
 
 async def seed(url: str, target: int) -> Seeding:
@@ -103,17 +128,11 @@ async def seed(url: str, target: int) -> Seeding:
     try:
         started = time.monotonic()
         before = int(await conn.fetchval("SELECT count(*) FROM rounds"))
-        count = target - before
-        if count > 0 and before > 0:
+        if target > before > 0:
             async with conn.transaction():
-                await conn.execute(_SEED_TABLES, SEED_TABLES)
-                await conn.execute(_COPY_TABLES)
-                await conn.execute(_SEED_MAP % {"spacing": SPACING}, count, SEED_TABLES)
-                await conn.execute(_COPY_ROUNDS)
-                await conn.execute(_COPY_AUDIT)
-                await conn.execute(_MOVE_HEADS)
-                await conn.execute(_COPY_KEYS, count)
+                await _seed(conn, target - before)
             await conn.execute("VACUUM ANALYZE")  # a database that grew slowly would have been vacuumed on the way
+            await conn.execute("CHECKPOINT")  # so the write burst is not flushed during the measured window
         return Seeding(
             rounds_before=before,
             rounds_after=int(await conn.fetchval("SELECT count(*) FROM rounds")),
