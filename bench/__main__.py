@@ -72,6 +72,7 @@ def summary(record: dict[str, Any]) -> dict[str, Any]:
     product, http, ceiling = record["product"], record["http"], record.get("ceiling") or {}
     return {
         "rounds_per_s": product["rounds_per_s"],
+        "cpu_bound_rounds_per_s": product["cpu_bound_rounds_per_s"],
         "requests_per_s": product["requests_per_s"],
         "p50_p95_p99_ms": {e: [v["p50_ms"], v["p95_ms"], v["p99_ms"]] for e, v in product["latency"].items()},
         "errors": product["errors"],

@@ -27,6 +27,7 @@ class RoundFigures(msgspec.Struct, frozen=True, kw_only=True):
     service_processes_ms: list[float]  # each service process over the window: shows how workers shared the load
     other_load: float
     machine_load: float
+    cpu_bound_rounds_per_s: float  # an estimate: every core busy at the CPU per round measured (service, PG, generator)
 
 
 class HttpFigures(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,7 +81,17 @@ def round_figures(window: Window, cpu: WindowCpu, service_processes_ms: list[flo
         service_processes_ms=service_processes_ms,
         other_load=round(cpu.other_load, 3),
         machine_load=round(cpu.machine_load, 3),
+        cpu_bound_rounds_per_s=cpu_bound(
+            cpu.cores, [cpu.ms.get(k, 0.0) for k in ("service", "postgres", "generator")], rounds
+        ),
     )
+
+
+def cpu_bound(cores: int, ms: list[float], rounds: int) -> float:
+    """Rounds/s if every core did nothing but this work at the CPU per round measured: a shared machine's rates
+    depend on what else ran, its CPU per round much less."""
+    total = sum(ms)
+    return round(cores * 1000 * rounds / total, 1) if total and rounds else 0.0
 
 
 def http_figures(window: Window, cpu: WindowCpu) -> HttpFigures:

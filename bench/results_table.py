@@ -11,8 +11,8 @@ START = "<!-- bench:table:start -->"
 END = "<!-- bench:table:end -->"
 HEADER = (
     "| date | rev | machine | workers | clients | s | rounds/s | req/s | p99 open / decide ms | errors"
-    " | CPU ms/round service / PG / generator | other load | DB ceiling rounds/s | product ÷ ceiling"
-    " | /health req/s | request ÷ /health CPU | at 300k: rounds/s, service+PG ms |"
+    " | CPU ms/round service / PG / generator | other load | CPU-bound rounds/s | DB ceiling rounds/s"
+    " | product ÷ ceiling | /health req/s | request ÷ /health CPU | at 300k: rounds/s, service+PG ms |"
 )
 RULE = "|" + "---|" * HEADER.count(" |")
 
@@ -66,6 +66,7 @@ def row(run: Mapping[str, Any]) -> str:
         str(sum(product["errors"].values())),
         " / ".join(_n(cpu.get(k), 2) for k in ("service", "postgres", "generator")),
         f"{product['other_load']:.0%}",
+        _n(product.get("cpu_bound_rounds_per_s")),
         _n(ceiling.get("rounds_per_s")),
         _n(ratios.get("product_over_database_ceiling"), 2),
         _n(run["http"]["requests_per_s"]),

@@ -108,7 +108,9 @@ async def _seed(conn: asyncpg.Connection, count: int) -> None:
     )
     await conn.execute(_MOVE_HEADS)
     # Keys in the proportion the real run made them (about 1.8 a round), older than every real key.
-    real_keys, first_key = await conn.fetchrow("SELECT count(*), min(created_at) FROM idempotency_keys")
+    found = await conn.fetchrow("SELECT count(*), min(created_at) FROM idempotency_keys")
+    assert found is not None  # an aggregate always returns a row
+    real_keys, first_key = found
     real_rounds = await conn.fetchval("SELECT count(*) FROM rounds") - count
     keys = real_keys * count // max(real_rounds, 1)
     await copy(
