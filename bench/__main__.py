@@ -60,10 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(summary(record), indent=2))
     if not args.no_record:
-        path = results_table.write_result(ROOT / "bench" / "results", record)
+        folder = ROOT / "bench" / "results"
+        path = results_table.write_result(folder, record)
         docs = ROOT / "docs" / "benchmarks.md"
-        docs.write_text(results_table.add_row(docs.read_text() if docs.exists() else "", record))
-        print(f"bench: wrote {path.relative_to(ROOT)} and a row of docs/benchmarks.md", file=sys.stderr)
+        document = docs.read_text() if docs.exists() else "# Benchmarks\n"
+        docs.write_text(results_table.update_document(document, results_table.read_runs(folder)))
+        print(f"bench: wrote {path.relative_to(ROOT)} and the table in docs/benchmarks.md", file=sys.stderr)
     return 0
 
 

@@ -76,25 +76,19 @@ def row(run: Mapping[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def rows_in(document: str) -> list[str]:
-    if START not in document:
-        return []
-    body = document.partition(START)[2].partition(END)[0]
-    return [line for line in body.splitlines() if line.startswith("| ") and line != HEADER]
+def read_runs(folder: Path) -> list[dict[str, Any]]:
+    """Every run recorded under bench/results, oldest first."""
+    runs = [run for path in sorted(folder.glob("*.json")) for run in json.loads(path.read_text())["runs"]]
+    return sorted(runs, key=lambda run: str(run.get("started_at", run["date"])))
 
 
-def add_row(document: str, run: Mapping[str, Any]) -> str:
-    """Append the run's row, replacing an earlier row for the same configuration, revision and day."""
-    new = row(run)
-    key = _row_key(new)
-    kept = [line for line in rows_in(document) if _row_key(line) != key]
-    table = "\n".join([START, HEADER, RULE, *kept, new, END])
+def table(runs: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join([START, HEADER, RULE, *(row(r) for r in runs), END])
+
+
+def update_document(document: str, runs: Sequence[Mapping[str, Any]]) -> str:
+    """The document with its results table rebuilt from every recorded run (appended at the end if it has none)."""
     if START in document and END in document:
         before, _, rest = document.partition(START)
-        return before + table + rest.partition(END)[2]
-    return document.rstrip("\n") + "\n\n" + table + "\n"
-
-
-def _row_key(line: str) -> tuple[str, ...]:
-    cells = [c.strip() for c in line.strip("|").split("|")]
-    return (cells[0], cells[1], cells[3], cells[4], cells[5], "seeded" if cells[-1] != "-" else "")
+        return before + table(runs) + rest.partition(END)[2]
+    return document.rstrip("\n") + "\n\n" + table(runs) + "\n"

@@ -23,7 +23,7 @@ from bench.pgbench_script import (
     references,
     sample,
 )
-from bench.results_table import add_row, rows_in
+from bench.results_table import read_runs, update_document, write_result
 from bench.statement_capture import CapturedRound, Statement, Transaction, match_rounds, transactions
 from tests.unit.test_architecture import imported_top_level_names
 
@@ -286,14 +286,26 @@ def result(date: str, rev: str, workers: int, rounds_per_s: float) -> dict[str, 
     }
 
 
-def test_a_docs_row_is_replaced_by_a_rerun_of_its_configuration_and_others_accumulate() -> None:
-    document = add_row("# Benchmarks\n", result("2026-01-02", "abc1234", 1, 600.0))
-    document = add_row(document, result("2026-01-02", "abc1234", 2, 650.0))
-    document = add_row(document, result("2026-01-02", "abc1234", 1, 610.0))
-    rows = rows_in(document)
-    assert len(rows) == 2
-    assert ["**650**" in rows[0], "**610**" in rows[1]] == [True, True]
-    assert document.startswith("# Benchmarks\n")
+def test_a_rerun_of_a_configuration_replaces_its_record_and_others_accumulate(tmp_path: Path) -> None:
+    write_result(tmp_path, result("2026-01-02", "abc1234", 1, 600.0))
+    write_result(tmp_path, result("2026-01-02", "abc1234", 2, 650.0))
+    write_result(tmp_path, result("2026-01-02", "abc1234", 1, 610.0))
+    write_result(tmp_path, result("2026-01-03", "def5678", 1, 700.0))
+    assert [(r["options"]["workers"], r["product"]["rounds_per_s"]) for r in read_runs(tmp_path)] == [
+        (2, 650.0),
+        (1, 610.0),
+        (1, 700.0),
+    ]
+
+
+def test_the_docs_table_is_rebuilt_in_place_and_the_prose_around_it_is_kept() -> None:
+    runs = [result("2026-01-02", "abc1234", 1, 600.0)]
+    document = update_document("# Benchmarks\n\nprose\n", runs)
+    again = update_document(document.replace("<!-- bench:table:end -->", "<!-- bench:table:end -->\nafter"), runs)
+    assert again.startswith("# Benchmarks\n\nprose\n\n<!-- bench:table:start -->")
+    assert again.endswith("<!-- bench:table:end -->\nafter\n")
+    assert again.count("| 2026-01-02 |") == 1
+    assert "**600**" in again
 
 
 @pytest.mark.parametrize("bad", [0, 101, -5])
