@@ -200,6 +200,9 @@ async def measure_rounds(ctx: Context, service: Service, database_url: str) -> f
     roots = {"service": service.pid, "postgres": ctx.server.postmaster_pid}
     config = ctx.generator_config(service.url, "rounds", ctx.options.clients)
     window, cpu, processes, _ = await measured_window(ctx, config, roots, database_url)
+    server, own = cpu.ms.get("postgres", 0.0), cpu.ms.get("postgres_own_backends", 0.0)
+    if own and server > 1.3 * own:
+        step(f"PostgreSQL used {server:.0f} ms but the run's own backends {own:.0f}: the server is shared; read both")
     return figures.round_figures(window, cpu, processes)
 
 
