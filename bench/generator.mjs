@@ -9,11 +9,10 @@ import { Client } from 'undici';
 const config = JSON.parse(process.argv[2]);
 const EMPTY = Buffer.alloc(0);
 
-// The bytes an operator signs (docs/api.md, "Signing requests"): timestamp \n METHOD \n path_with_query \n raw_body.
-// The Idempotency-Key is about to join them as its own line, empty for a GET; to switch, swap the return line for:
-//   return Buffer.concat([Buffer.from(`${timestamp}\n${method}\n${pathWithQuery}\n${idempotencyKey ?? ''}\n`), body]);
+// The bytes an operator signs (docs/api.md, "Signing requests"):
+// timestamp \n METHOD \n path_with_query \n idempotency_key \n raw_body, the key line empty for a GET.
 function signingMessage(timestamp, method, pathWithQuery, idempotencyKey, body) {
-  return Buffer.concat([Buffer.from(`${timestamp}\n${method}\n${pathWithQuery}\n`), body]);
+  return Buffer.concat([Buffer.from(`${timestamp}\n${method}\n${pathWithQuery}\n${idempotencyKey ?? ''}\n`), body]);
 }
 
 function signedHeaders(method, path, key, body) {
