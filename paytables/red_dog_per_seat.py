@@ -23,6 +23,7 @@ net `raise_value / unseen`, with `raise_value = between * odds - outside - L * p
 from __future__ import annotations
 
 import decimal
+from collections import defaultdict
 from fractions import Fraction
 
 import msgspec
@@ -119,34 +120,20 @@ def per_seat_edges(paytable: Paytable, composition: Composition, seats: int, rai
         raise ValueError(f"{seats} seats cannot be dealt from {sum(composition)} cards")
     size = sum(composition)
     limit = paytable.terms.max_raise_multiple
-    trips = Fraction(0)
-    usual = counting = usual_wager = counting_wager = up = down = Fraction(0)
+    means = _Means()
     for low, low_count in enumerate(composition, LOWEST_RANK):
-        pair = Fraction(low_count * (low_count - 1), size * (size - 1))
-        trips += pair * Fraction(max(low_count - 2, 0), size - 2) * settle(paytable, low, low, low, 1).net
+        trips = Fraction(low_count * (low_count - 1) * max(low_count - 2, 0), size * (size - 1) * (size - 2))
+        means.add(trips, 1, (settle(paytable, low, low, low, 1).net,) * 2, (0, 0))
         for high, high_count in enumerate(composition[low - LOWEST_RANK + 2 :], low + 2):
-            if not low_count * high_count:
-                continue
             spread = high - low - 1
             usually = limit if spread in raise_spreads else 0
-            for view, p in view_law(composition, seats, low, high).items():
-                weight = Fraction(2 * low_count * high_count, size * (size - 1)) * p
+            posts = Fraction(2 * low_count * high_count, size * (size - 1))
+            for view, p in view_law(composition, seats, low, high).items() if posts else ():
                 value = raise_value(paytable, spread, view)
                 counts = limit if value > 0 else 0
-                usual += weight * (1 + usually) * Fraction(value, view[2])
-                counting += weight * (1 + counts) * Fraction(value, view[2])
-                usual_wager += weight * usually
-                counting_wager += weight * counts
-                up += weight * (counts > usually)
-                down += weight * (counts < usually)
-    return Edges(
-        usual_net=trips + usual,
-        counting_net=trips + counting,
-        usual_wager=1 + usual_wager,
-        counting_wager=1 + counting_wager,
-        raises_where_usual_calls=up,
-        calls_where_usual_raises=down,
-    )
+                # each unit wagered nets value / unseen on average
+                means.add(posts * p, view[2], ((1 + usually) * value, (1 + counts) * value), (usually, counts))
+    return means.edges()
 
 
 def enumerated_edges(
@@ -159,26 +146,48 @@ def enumerated_edges(
 def edges_of_law(paytable: Paytable, law: SeatLaw, raise_spreads: frozenset[int]) -> Edges:
     """Both strategies' exact means over one seat's law of hands, each hand settled by the rules."""
     limit = paytable.terms.max_raise_multiple
-    usual = counting = usual_wager = counting_wager = up = down = Fraction(0)
+    means = _Means()
     for (first, second, landing, view), p in law.items():
         spread = abs(first - second) - 1
         usually = limit if view is not None and spread in raise_spreads else 0
         counts = limit if view is not None and counting_raises(paytable, spread, view) else 0
         third = third_rank(first, second, landing)
-        usual += p * settle(paytable, first, second, third, 1, usually).net
-        counting += p * settle(paytable, first, second, third, 1, counts).net
-        usual_wager += p * usually
-        counting_wager += p * counts
-        up += p * (counts > usually)
-        down += p * (counts < usually)
-    return Edges(
-        usual_net=usual,
-        counting_net=counting,
-        usual_wager=1 + usual_wager,
-        counting_wager=1 + counting_wager,
-        raises_where_usual_calls=up,
-        calls_where_usual_raises=down,
-    )
+        nets = (
+            settle(paytable, first, second, third, 1, usually).net,
+            settle(paytable, first, second, third, 1, counts).net,
+        )
+        means.add(p, 1, nets, (usually, counts))
+    return means.edges()
+
+
+class _Means:
+    """Sums over hands for both strategies, kept in integers by denominator (Fraction sums would cost seconds)."""
+
+    def __init__(self) -> None:
+        self._sums: dict[int, list[int]] = defaultdict(lambda: [0] * 6)
+
+    def add(self, p: Fraction, divisor: int, nets: tuple[int, int], raises: tuple[int, int]) -> None:
+        """Add a hand of probability `p` whose nets (usual, counting) are to be divided by `divisor`."""
+        row, n = self._sums[p.denominator * divisor], p.numerator
+        row[0] += n * nets[0]
+        row[1] += n * nets[1]
+        row[2] += n * divisor * raises[0]
+        row[3] += n * divisor * raises[1]
+        row[4] += n * divisor * (raises[1] > raises[0])
+        row[5] += n * divisor * (raises[1] < raises[0])
+
+    def edges(self) -> Edges:
+        usual, counting, usual_wager, counting_wager, up, down = (
+            sum((Fraction(row[k], d) for d, row in self._sums.items()), Fraction(0)) for k in range(6)
+        )
+        return Edges(
+            usual_net=usual,
+            counting_net=counting,
+            usual_wager=1 + usual_wager,
+            counting_wager=1 + counting_wager,
+            raises_where_usual_calls=up,
+            calls_where_usual_raises=down,
+        )
 
 
 def third_rank(first: int, second: int, landing: Landing) -> int | None:
