@@ -32,7 +32,11 @@ class Estimate(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PerSeatSimulationReport(msgspec.Struct, frozen=True, kw_only=True):
-    """House edges of the usual and the counting strategy, and the counter's gain (paired on the same cards)."""
+    """House edges of the usual and the counting strategy; the counter's gain and deviations, paired on the same cards.
+
+    A gain that comes from hands too rare to be dealt in the run is observed as zero with a zero-width interval:
+    `deviations` (hands where the two strategies decided differently) says whether the run could see it at all.
+    """
 
     paytable: str
     decks: int
@@ -41,6 +45,8 @@ class PerSeatSimulationReport(msgspec.Struct, frozen=True, kw_only=True):
     usual_house_edge: Estimate
     counting_house_edge: Estimate
     counting_gain: Estimate
+    deviation_rate: Estimate  # per hand: the counter raises where the usual strategy calls, or the other way round
+    deviations: int
 
 
 def deal_per_seat(ranks: Sequence[int], seats: int) -> tuple[list[Cards], Sequence[int]]:
@@ -66,7 +72,7 @@ def simulate_per_seat(
         raise ValueError("simulate at least 2 rounds")
     raise_spreads = frozenset(s for s, gain in raise_gain_by_spread(paytable, decks).items() if gain > 0)
     cards = fresh_deck_cards(decks)
-    sums = [[0, 0] for _ in range(3)]  # usual, counting, gain: sums of the round's total over seats, and of squares
+    sums = [[0, 0] for _ in range(4)]  # usual, counting, gain, deviations: sums of round totals and of their squares
     for _ in range(rounds):
         # A prefix shuffle deals the first 3S cards exactly as a fully shuffled shoe would.
         shuffle_prefix(cards, 3 * seats, source)
@@ -74,8 +80,8 @@ def simulate_per_seat(
         unseen = [0, 0, *[4 * decks] * 13]  # indexed by rank 2..14
         for r in face_up:
             unseen[r] -= 1
-        usual, counting = _play(paytable, hands, unseen, raise_spreads)
-        for entry, value in zip(sums, (usual, counting, counting - usual), strict=True):
+        usual, counting, deviations = _play(paytable, hands, unseen, raise_spreads)
+        for entry, value in zip(sums, (usual, counting, counting - usual, deviations), strict=True):
             entry[0] += value
             entry[1] += value * value
     n, s = rounds, seats
@@ -87,12 +93,18 @@ def simulate_per_seat(
         usual_house_edge=_estimate(-sums[0][0], sums[0][1], n, s, -exact.usual_net),
         counting_house_edge=_estimate(-sums[1][0], sums[1][1], n, s, -exact.counting_net),
         counting_gain=_estimate(sums[2][0], sums[2][1], n, s, exact.counting_net - exact.usual_net),
+        deviation_rate=_estimate(
+            sums[3][0], sums[3][1], n, s, exact.raises_where_usual_calls + exact.calls_where_usual_raises
+        ),
+        deviations=sums[3][0],
     )
 
 
-def _play(paytable: Paytable, hands: list[Cards], unseen: list[int], raise_spreads: frozenset[int]) -> tuple[int, int]:
-    """The round's net over all seats for the usual and the counting strategy; `unseen` counts by rank 2..14."""
-    usual = counting = 0
+def _play(
+    paytable: Paytable, hands: list[Cards], unseen: list[int], raise_spreads: frozenset[int]
+) -> tuple[int, int, int]:
+    """The round's net over all seats by strategy, usual then counting, and how many seats they decided apart."""
+    usual = counting = deviations = 0
     limit = paytable.terms.max_raise_multiple
     for first, second, third in hands:
         c = classify(first, second, paytable)
@@ -102,9 +114,11 @@ def _play(paytable: Paytable, hands: list[Cards], unseen: list[int], raise_sprea
             continue
         low, high = sorted((first, second))
         view = (sum(unseen[low + 1 : high]), unseen[low] + unseen[high], sum(unseen))
-        usual += settle(paytable, first, second, third, 1, limit * (c.spread in raise_spreads)).net
-        counting += settle(paytable, first, second, third, 1, limit * counting_raises(paytable, c.spread, view)).net
-    return usual, counting
+        usually, counts = c.spread in raise_spreads, counting_raises(paytable, c.spread, view)
+        usual += settle(paytable, first, second, third, 1, limit * usually).net
+        counting += settle(paytable, first, second, third, 1, limit * counts).net
+        deviations += usually != counts
+    return usual, counting, deviations
 
 
 def _estimate(total: int, square: int, rounds: int, seats: int, exact: Fraction) -> Estimate:
