@@ -1,4 +1,16 @@
-"""The exact law of one seat's hand in the per-seat deal, found by walking the real dealing order card by card."""
+"""The exact law of one seat's hand in the per-seat deal, found by walking the real dealing order card by card.
+
+Nothing here assumes that seats are alike or that the order of the deal does not matter. The walk deals the first
+card to every seat, the second to every seat, the pairs' third cards, then the spreads' third cards, each card drawn
+from the counts left, and merges two partial deals only when nothing that follows can tell them apart: the counts
+left of every rank, the first posts still waiting for a second card, our posts, and how many third cards come before
+ours. Once our posts are out, ranks that no waiting seat can pair with are counted by class against our posts
+(between, post, outside), since every later draw and our settlement read only those classes.
+
+Reach, one seat's law on a 2-core machine: 2 seats in 0.05 s; 3 seats in 0.5-1.3 s at 1 or 2 decks; 4 seats in
+20-80 s and 600 MB. Five seats would hold about 13 times as many partial deals: out of reach this way, which is why
+`per_seat_views` (checked against this walk) computes the larger tables.
+"""
 
 from __future__ import annotations
 
