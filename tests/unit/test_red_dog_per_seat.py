@@ -216,3 +216,21 @@ def test_a_seat_that_cannot_be_dealt_is_refused() -> None:
         seat_law(composition({2: 4, 9: 4}), 3, 4)
     with pytest.raises(ValueError, match="cannot be dealt"):
         per_seat_edges(loader.get("standard/v1"), composition({2: 4, 9: 4}), 3, frozenset())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("decks", [6, 8])
+@pytest.mark.parametrize("paytable_id", PAYTABLE_IDS)
+def test_at_six_and_eight_decks_seven_seats_change_decisions_only_where_a_post_loses_double(
+    paytable_id: str, decks: int
+) -> None:
+    # Up to 12 other posts and 6 pairs' third cards. They move a post-double spread of 7 across zero only when none
+    # falls between and at least 3 (six decks) or 11 (eight decks) match the seat's posts: rare, but possible.
+    # Nothing moves a decision on the other tables.
+    changeable = can_change_a_decision(paytable_id, decks, seen=18)
+    assert changeable == (paytable_id == "post-double/v1")
+    figures = compute(loader.get(paytable_id), decks, 7)
+    assert Fraction(figures.usual_house_edge_fraction) == closed_form(paytable_id, decks).house_edge
+    gain = Fraction(figures.counting_gain_fraction)
+    assert (gain > 0) == changeable
+    assert gain < Fraction(1, 10**9)
