@@ -18,6 +18,7 @@ import enum
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from fractions import Fraction
+from itertools import accumulate
 from math import perm
 
 RANK_COUNT = 13
@@ -62,11 +63,12 @@ def seat_law(composition: Composition, seats: int, seat: int) -> SeatLaw:
     for (first, second, classes, before_view, after_view), weight in lumped.items():
         for hand, numerator, draws in _third_cards(first, second, classes, before_view, after_view):
             numerators[(hand, draws)] += weight * numerator
-    law: SeatLaw = defaultdict(Fraction)
-    total = sum(composition)
+    # Every hand's weights over perm(N, 2S + draws), brought to the common perm(N, 3S): one Fraction per hand.
+    scaled: dict[Hand, int] = defaultdict(int)
+    unseen = sum(composition) - 2 * seats
     for (hand, draws), numerator in numerators.items():
-        law[hand] += Fraction(numerator, perm(total, 2 * seats + draws))
-    return dict(law)
+        scaled[hand] += numerator * perm(unseen - draws, seats - draws)
+    return {hand: Fraction(n, perm(sum(composition), 3 * seats)) for hand, n in scaled.items()}
 
 
 def _deal_posts(composition: Composition, seats: int, own: int) -> dict[_Lumped, int]:
@@ -114,9 +116,17 @@ def _own_second_card(state: _Full) -> Iterator[tuple[_Known, int]]:
     """Our second post: from here on only our classes, and the ranks later seats may pair with, are counted."""
     left, waiting, tally = state
     first, waiting = waiting[0], waiting[1:]
+    below = list(accumulate(left, initial=0))  # cards left of lower ranks, for the count between any two posts
     for r, count in _nonzero(left):
-        after = _take(left, r)
-        yield ((first, r), tally, waiting, tuple(after[w] for w in waiting), _class_counts(after, first, r)), count
+        refs = tuple(left[w] - (w == r) for w in waiting)
+        low, high = sorted((first, r))
+        unseen = below[-1] - 1
+        if low == high:
+            counts: tuple[int, ...] = (left[low] - 1, unseen - left[low] + 1)
+        else:
+            between, posts = below[high] - below[low + 1], left[low] + left[high] - 1
+            counts = (between, posts, unseen - between - posts)
+        yield ((first, r), tally, waiting, refs, counts), count
 
 
 def _later_second_card(states: dict[_Known, int]) -> dict[_Known, int]:
@@ -150,16 +160,6 @@ def _class_of(r: int, first: int, second: int) -> int:
     if low == high:
         return 0 if r == low else 1
     return 0 if low < r < high else 1 if r in (low, high) else 2
-
-
-def _class_counts(left: Composition, first: int, second: int) -> tuple[int, ...]:
-    """How many cards of each class against our posts are left: (match, other) or (between, post, outside)."""
-    low, high = sorted((first, second))
-    total = sum(left)
-    if low == high:
-        return left[low], total - left[low]
-    between, posts = sum(left[low + 1 : high]), left[low] + left[high]
-    return between, posts, total - between - posts
 
 
 def _lump(mine: tuple[int, ...], counts: tuple[int, ...], tally: Tally) -> _Lumped:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from paytables import loader, rtp
 from paytables.per_seat_deal_law import Composition, Landing, SeatLaw, fresh_composition, seat_law
 from paytables.red_dog_per_seat import (
+    Edges,
     compute,
     counting_raises,
     edges_of_law,
@@ -29,6 +30,13 @@ ENUMERATED = [(1, 2), (1, 3), (2, 2), (2, 3)]  # (decks, seats) the real-order w
 @functools.cache
 def law(composition: Composition, seats: int, seat: int) -> SeatLaw:
     return seat_law(composition, seats, seat)
+
+
+@functools.cache
+def walked(paytable_id: str, decks: int, seats: int, seat: int) -> Edges:
+    """Both strategies' means at one seat of a fresh shoe, from the real-order walk and the rules."""
+    spreads = raise_spreads(paytable_id, decks)
+    return edges_of_law(loader.get(paytable_id), law(fresh_composition(decks), seats, seat), spreads)
 
 
 def raise_spreads(paytable_id: str, decks: int) -> frozenset[int]:
@@ -79,8 +87,7 @@ def test_every_seats_usual_house_edge_in_the_real_dealing_order_is_the_shared_de
     paytable, shared = loader.get(paytable_id), closed_form(paytable_id, decks).house_edge
     assert Fraction(rtp.compute(paytable, decks).house_edge_fraction) == shared
     for seat in range(1, seats + 1):
-        edges = edges_of_law(paytable, law(fresh_composition(decks), seats, seat), raise_spreads(paytable_id, decks))
-        assert -edges.usual_net == shared, f"seat {seat}"
+        assert -walked(paytable_id, decks, seats, seat).usual_net == shared, f"seat {seat}"
 
 
 @pytest.mark.parametrize(("decks", "seats"), ENUMERATED)
@@ -91,7 +98,7 @@ def test_the_counting_seats_edge_from_its_view_law_is_every_seats_edge_in_the_re
     paytable, spreads = loader.get(paytable_id), raise_spreads(paytable_id, decks)
     from_views = per_seat_edges(paytable, fresh_composition(decks), seats, spreads)
     for seat in range(1, seats + 1):
-        assert edges_of_law(paytable, law(fresh_composition(decks), seats, seat), spreads) == from_views
+        assert walked(paytable_id, decks, seats, seat) == from_views
 
 
 TINY_SHOES = [
