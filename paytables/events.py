@@ -77,10 +77,11 @@ class RoundOpened(_Event, frozen=True, tag="round_opened"):
 
 class CardDealt(_Event, frozen=True, tag="card_dealt"):
     round_id: str
-    position: int  # 1 and 2 are the posts, 3 the third card
+    position: int  # in its hand: 1 and 2 are the posts, 3 the third card
     card: str
     shoe_index: int  # the card's place in the shoe's committed order, from 0
     commitment: str
+    seat: int | None = None  # per-seat deals: whose hand (1 = the round's first bet)
 
 
 class SpreadAnnounced(_Event, frozen=True, tag="spread_announced"):
@@ -88,6 +89,7 @@ class SpreadAnnounced(_Event, frozen=True, tag="spread_announced"):
     spread: int
     odds: int
     raise_window_closes_at: datetime
+    bet_id: str | None = None  # per-seat deals: the bet whose own hand the spread is
 
 
 class Decided(_Event, frozen=True, tag="decision"):
@@ -105,16 +107,17 @@ class BetSettled(_Event, frozen=True, tag="bet_settled"):
     player_id: str
     ante: int
     raise_amount: int
-    decision: Decision | None  # None where the round had no raise window
+    decision: Decision | None  # None where the bet had no raise window
     result: Result
     payout: int
     net: int
     transactions: tuple[Transaction, ...]
+    outcome: Outcome | None = None  # per-seat deals: what the bet's own hand came to
 
 
 class RoundSettled(_Event, frozen=True, tag="round_settled"):
     round_id: str
-    outcome: Outcome
+    outcome: Outcome | None  # None for a per-seat deal: each bet_settled's hand has its own
     settled_at: datetime
     total_net: int
 

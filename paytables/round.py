@@ -7,108 +7,28 @@ deadline settles the round by timeout first), the refusal to report once that ha
 
 from __future__ import annotations
 
-import enum
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import msgspec
 
 from paytables import red_dog
-from paytables.events import (
-    BetSettled,
-    CardDealt,
-    Decided,
-    DecidedBy,
-    Event,
-    OpenedBet,
-    RoundOpened,
-    RoundSettled,
-    RoundVoided,
-    SpreadAnnounced,
-)
+from paytables.events import Decided, DecidedBy, Event, OpenedBet, RoundOpened, RoundVoided
 from paytables.paytable import Paytable
-from paytables.red_dog import Classification, Decision, Outcome, Result, Transaction
-from paytables.refusals import AlreadyDecided, GameError, NotInRaiseWindow, RaiseWindowClosed, UnknownBet
-from shoe.cards import rank
+from paytables.red_dog import Decision
+from paytables.refusals import AlreadyDecided, NotInRaiseWindow, RaiseWindowClosed, UnknownBet
+from paytables.round_deal import deal_posts, finish, settled, settled_event
+from paytables.round_model import SYSTEM as SYSTEM
+from paytables.round_model import Bet as Bet
+from paytables.round_model import Call as Call
+from paytables.round_model import DealtCard as DealtCard
+from paytables.round_model import PlayerDecision as PlayerDecision
+from paytables.round_model import Raise as Raise
+from paytables.round_model import Round as Round
+from paytables.round_model import RoundStatus as RoundStatus
+from paytables.round_model import Step as Step
+from paytables.round_model import bet_id_for
+from paytables.table import DealMode
 from shoe.shoe import Shoe
-
-SYSTEM = "system"  # the actor of what the deadline does, rather than an operator
-
-
-class RoundStatus(enum.StrEnum):
-    RAISE_WINDOW = "raise_window"
-    SETTLED = "settled"
-    VOID = "void"
-
-
-class Bet(msgspec.Struct, frozen=True, kw_only=True):
-    bet_id: str
-    player_id: str
-    ante: int
-    raise_amount: int = 0
-    decision: Decision | None = None
-    result: Result | None = None
-    payout: int | None = None
-    net: int | None = None
-    transactions: tuple[Transaction, ...] = ()
-
-
-class DealtCard(msgspec.Struct, frozen=True, kw_only=True):
-    position: int  # 1 and 2 are the posts, 3 the third card
-    card: str
-    shoe_index: int
-
-
-class Round(msgspec.Struct, frozen=True, kw_only=True):
-    round_id: str
-    table_id: str
-    status: RoundStatus
-    paytable: str = msgspec.field(name="paytable_id")  # stored rounds name it so
-    paytable_sha256: str
-    decks: int
-    test: bool
-    commitment: str
-    bets: tuple[Bet, ...]
-    opened_at: datetime
-    cards: tuple[DealtCard, ...] = ()
-    outcome: Outcome | None = None
-    spread: int | None = None
-    payout_odds: int | None = None
-    raise_window_closes_at: datetime | None = None
-    settled_at: datetime | None = None
-    void_reason: str | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self.status is RoundStatus.RAISE_WINDOW
-
-
-class Raise(msgspec.Struct, frozen=True, kw_only=True):
-    bet_id: str
-    amount: int | None = None  # None: the most the rules allow
-
-
-class Call(msgspec.Struct, frozen=True, kw_only=True):
-    bet_id: str
-
-
-PlayerDecision = Raise | Call
-
-
-class Step(msgspec.Struct, frozen=True, kw_only=True):
-    """The outcome of one move: the round and shoe after it, its audit events, and a refusal to report after commit."""
-
-    round: Round
-    shoe: Shoe
-    events: tuple[Event, ...]
-    refusal: GameError | None = None
-
-    @property
-    def ended(self) -> bool:
-        return not self.round.is_open
-
-
-def bet_id_for(round_id: str, index: int) -> str:
-    return f"{round_id}.{index + 1}"
 
 
 def open_round(
@@ -122,8 +42,10 @@ def open_round(
     window_seconds: int,
     test: bool,
     actor: str,
+    deal: DealMode = DealMode.SHARED,
 ) -> Step:
-    """Take the antes and deal the posts; consecutive and pair rounds settle at once, a spread opens the window."""
+    """Take the antes and deal the posts (round_deal.py): what needs no decision settles at once, a spread opens the
+    raise window."""
     bets = tuple(
         Bet(bet_id=bet_id_for(round_id, i), player_id=player, ante=ante) for i, (player, ante) in enumerate(antes)
     )
@@ -138,22 +60,10 @@ def open_round(
         commitment=shoe.commitment,
         bets=bets,
         opened_at=now,
+        deal=deal,
     )
-    events: list[Event] = [_opened_event(rnd, actor)]
-    for _ in range(2):
-        rnd, shoe, event = _deal(rnd, shoe)
-        events.append(event)
-    c = _classification(rnd, paytable)
-    if c.outcome is not Outcome.SPREAD:
-        return _finish(rnd, shoe, paytable, now, events)
-    closes = now + timedelta(seconds=window_seconds)
-    rnd = msgspec.structs.replace(
-        rnd, outcome=Outcome.SPREAD, spread=c.spread, payout_odds=c.odds, raise_window_closes_at=closes
-    )
-    assert c.spread is not None
-    assert c.odds is not None
-    events.append(SpreadAnnounced(round_id=round_id, spread=c.spread, odds=c.odds, raise_window_closes_at=closes))
-    return Step(round=rnd, shoe=shoe, events=tuple(events))
+    dealt = deal_posts(rnd, shoe, paytable, now, window_seconds)
+    return msgspec.structs.replace(dealt, events=(_opened_event(rnd, actor), *dealt.events))
 
 
 def decide(rnd: Round, shoe: Shoe, paytable: Paytable, decision: PlayerDecision, *, now: datetime, actor: str) -> Step:
@@ -166,6 +76,8 @@ def decide(rnd: Round, shoe: Shoe, paytable: Paytable, decision: PlayerDecision,
     bet = rnd.bets[index]
     if bet.decision is not None:
         raise AlreadyDecided(f"bet {bet.bet_id} already decided: {bet.decision}")
+    if bet.result is not None:
+        raise NotInRaiseWindow(f"bet {bet.bet_id} settled at the deal: its {bet.outcome} has no raise window")
     match decision:
         case Raise(amount=amount):
             decided = msgspec.structs.replace(
@@ -175,9 +87,9 @@ def decide(rnd: Round, shoe: Shoe, paytable: Paytable, decision: PlayerDecision,
             decided = msgspec.structs.replace(bet, decision=Decision.CALL, raise_amount=0)
     rnd = msgspec.structs.replace(rnd, bets=(*rnd.bets[:index], decided, *rnd.bets[index + 1 :]))
     event = _decision_event(rnd, decided, DecidedBy.PLAYER, actor)
-    if any(b.decision is None for b in rnd.bets):
+    if any(b.awaits_decision for b in rnd.bets):
         return Step(round=rnd, shoe=shoe, events=(event,))
-    return _finish(rnd, shoe, paytable, now, [event])
+    return finish(rnd, shoe, paytable, now, [event])
 
 
 def close_window(rnd: Round, shoe: Shoe, paytable: Paytable, *, now: datetime, actor: str) -> Step:
@@ -191,16 +103,21 @@ def close_window(rnd: Round, shoe: Shoe, paytable: Paytable, *, now: datetime, a
 
 
 def void_round(rnd: Round, shoe: Shoe, paytable: Paytable, *, reason: str, now: datetime, actor: str) -> Step:
-    """End a round that cannot continue: every stake taken so far is refunded by a credit."""
+    """End a round that cannot continue: every stake not yet settled is refunded by a credit (a per-seat bet that
+    settled at the deal keeps its result)."""
     expired = settle_if_expired(rnd, shoe, paytable, now=now)
     if expired is not None:
         refusal = NotInRaiseWindow(f"round {rnd.round_id} settled when its raise window closed")
         return msgspec.structs.replace(expired, refusal=refusal)
     if not rnd.is_open:
         raise NotInRaiseWindow(f"round {rnd.round_id} is {rnd.status}; only an unsettled round can be voided")
-    bets = tuple(_settled(bet, red_dog.refund(bet.bet_id, bet.ante, bet.raise_amount)) for bet in rnd.bets)
+    open_bets = [bet.bet_id for bet in rnd.bets if bet.result is None]
+    bets = tuple(
+        settled(bet, red_dog.refund(bet.bet_id, bet.ante, bet.raise_amount)) if bet.bet_id in open_bets else bet
+        for bet in rnd.bets
+    )
     rnd = msgspec.structs.replace(rnd, status=RoundStatus.VOID, bets=bets, settled_at=now, void_reason=reason)
-    events: list[Event] = [_settled_bet_event(rnd, bet) for bet in bets]
+    events: list[Event] = [settled_event(rnd, bet) for bet in bets if bet.bet_id in open_bets]
     events.append(RoundVoided(round_id=rnd.round_id, reason=reason, voided_at=now, actor=actor))
     return Step(round=rnd, shoe=shoe, events=tuple(events))
 
@@ -239,49 +156,11 @@ def _close(rnd: Round, shoe: Shoe, paytable: Paytable, now: datetime, by: Decide
     events: list[Event] = []
     bets = []
     for bet in rnd.bets:
-        if bet.decision is None:
+        if bet.awaits_decision:
             bet = msgspec.structs.replace(bet, decision=Decision.TIMEOUT_CALL)
             events.append(_decision_event(rnd, bet, by, actor))
         bets.append(bet)
-    return _finish(msgspec.structs.replace(rnd, bets=tuple(bets)), shoe, paytable, now, events)
-
-
-def _finish(rnd: Round, shoe: Shoe, paytable: Paytable, now: datetime, events: list[Event]) -> Step:
-    c = _classification(rnd, paytable)
-    third: int | None = None
-    if c.needs_third_card:
-        rnd, shoe, event = _deal(rnd, shoe)
-        events.append(event)
-        third = rank(rnd.cards[2].card)
-    first, second = rank(rnd.cards[0].card), rank(rnd.cards[1].card)
-    bets = tuple(
-        _settled(bet, red_dog.settle(paytable, first, second, third, bet.ante, bet.raise_amount, bet.bet_id))
-        for bet in rnd.bets
-    )
-    outcome = red_dog.round_outcome(c, first, third)
-    rnd = msgspec.structs.replace(rnd, status=RoundStatus.SETTLED, bets=bets, outcome=outcome, settled_at=now)
-    events.extend(_settled_bet_event(rnd, bet) for bet in rnd.bets)
-    total = sum(b.net or 0 for b in rnd.bets)
-    events.append(RoundSettled(round_id=rnd.round_id, outcome=outcome, settled_at=now, total_net=total))
-    return Step(round=rnd, shoe=shoe, events=tuple(events))
-
-
-def _settled(bet: Bet, s: red_dog.Settlement) -> Bet:
-    return msgspec.structs.replace(bet, result=s.result, payout=s.payout, net=s.net, transactions=s.transactions)
-
-
-def _deal(rnd: Round, shoe: Shoe) -> tuple[Round, Shoe, CardDealt]:
-    card, index, shoe = shoe.deal()
-    dealt = DealtCard(position=len(rnd.cards) + 1, card=card, shoe_index=index)
-    rnd = msgspec.structs.replace(rnd, cards=(*rnd.cards, dealt))
-    event = CardDealt(
-        round_id=rnd.round_id, position=dealt.position, card=card, shoe_index=index, commitment=shoe.commitment
-    )
-    return rnd, shoe, event
-
-
-def _classification(rnd: Round, paytable: Paytable) -> Classification:
-    return red_dog.classify(rank(rnd.cards[0].card), rank(rnd.cards[1].card), paytable)
+    return finish(msgspec.structs.replace(rnd, bets=tuple(bets)), shoe, paytable, now, events)
 
 
 def _bet_index(rnd: Round, bet_id: str) -> int:
@@ -313,22 +192,4 @@ def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str) -> Decided:
         raise_amount=bet.raise_amount,
         by=by,
         actor=actor,
-    )
-
-
-def _settled_bet_event(rnd: Round, bet: Bet) -> BetSettled:
-    assert bet.result is not None
-    assert bet.payout is not None
-    assert bet.net is not None
-    return BetSettled(
-        round_id=rnd.round_id,
-        bet_id=bet.bet_id,
-        player_id=bet.player_id,
-        ante=bet.ante,
-        raise_amount=bet.raise_amount,
-        decision=bet.decision,
-        result=bet.result,
-        payout=bet.payout,
-        net=bet.net,
-        transactions=bet.transactions,
     )

@@ -14,6 +14,11 @@ class TableMode(enum.StrEnum):
     TEST = "test"  # forced cards allowed (certification and integration testing); every record says test
 
 
+class DealMode(enum.StrEnum):
+    SHARED = "shared"  # the casino game: one set of cards, every bet plays it
+    PER_SEAT = "per_seat"  # Red Dog Poker: each seat is dealt its own two cards (and its own third)
+
+
 class TableStatus(enum.StrEnum):
     OPEN = "open"
     CLOSED = "closed"
@@ -34,6 +39,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_bets: int
     raise_window_seconds: int
     mode: TableMode
+    deal: DealMode = DealMode.SHARED
 
     @property
     def test(self) -> bool:

@@ -16,7 +16,7 @@ from paytables import loader, shoe_lifecycle
 from paytables import round as red_dog_round
 from paytables.events import Event
 from paytables.round import PlayerDecision, Round, Step
-from paytables.table import TableStatus
+from paytables.table import DealMode, TableStatus
 from service import metrics
 from service.db import audit_sql, round_sql, table_sql
 from service.db.audit_sql import TableLock
@@ -77,6 +77,7 @@ async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundVi
         window_seconds=table.settings.raise_window_seconds,
         test=table.settings.test,
         actor=unit.operator_id,
+        deal=table.settings.deal,
     )
     unit.defer([round_sql.insert_round(step.round, step.shoe, unit.operator_id)])
     stored = StoredRound(round=step.round, shoe=shoe, operator_id=unit.operator_id, currency=table.settings.currency)
@@ -92,6 +93,10 @@ def _check_bets(table: TableRow, new: NewRound) -> None:
             raise ApiError(422, "BET_LIMIT", f"ante {ante} is outside {settings.min_ante}..{settings.max_ante}")
     if len({player for player, _ in new.antes}) != len(new.antes):
         raise validation("each player may place one bet a round")
+    most = 3 * len(new.antes) if settings.deal is DealMode.PER_SEAT else 3
+    if len(new.forced_cards) > most:
+        detail = f"forced_cards: this round deals at most {most} cards ({settings.deal.value} deal)"
+        raise ApiError(400, "VALIDATION_ERROR", detail, errors=[{"key": "forced_cards", "message": detail}])
 
 
 async def _shoe_for_round(

@@ -10,7 +10,7 @@ import msgspec
 from paytables import loader, shoe_lifecycle
 from paytables.events import Event, TableClosed, TableCreated
 from paytables.paytable import Paytable
-from paytables.table import TableMode, TableSettings, TableStatus
+from paytables.table import DealMode, TableMode, TableSettings, TableStatus
 from service.db import audit_sql, table_sql
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
@@ -33,6 +33,7 @@ class NewTable(msgspec.Struct, frozen=True, kw_only=True):
     max_bets: int
     raise_window_seconds: int
     mode: TableMode
+    deal: DealMode
 
 
 def released_paytable(paytable_id: str) -> Paytable:

@@ -10,7 +10,7 @@ import msgspec
 from paytables import loader, rtp
 from paytables.paytable import Paytable
 from paytables.refusals import RaiseExceedsAnte
-from paytables.round import Bet, Call, PlayerDecision, Raise
+from paytables.round import Bet, Call, DealtCard, PlayerDecision, Raise, Round
 from service.api import wire
 from service.db.table_sql import TableRow
 from service.round_use_cases import NewRound, RoundView
@@ -95,7 +95,8 @@ def round_out(view: RoundView) -> wire.RoundOut:
         paytable=rnd.paytable,
         paytable_sha256=rnd.paytable_sha256,
         decks=rnd.decks,
-        cards=[wire.CardOut(position=c.position, card=c.card, shoe_index=c.shoe_index) for c in rnd.cards],
+        deal=rnd.deal.value,
+        cards=[card_out(c) for c in rnd.cards],
         outcome=None if rnd.outcome is None else rnd.outcome.value,
         spread=rnd.spread,
         payout_odds=rnd.payout_odds,
@@ -105,11 +106,17 @@ def round_out(view: RoundView) -> wire.RoundOut:
         void_reason=rnd.void_reason,
         test=rnd.test,
         shoe=wire.ShoeOut(commitment=rnd.commitment, reveal=reveal),
-        bets=[bet_out(b) for b in rnd.bets],
+        bets=[bet_out(b, rnd) for b in rnd.bets],
     )
 
 
-def bet_out(bet: Bet) -> wire.BetOut:
+def card_out(card: DealtCard) -> wire.CardOut:
+    return wire.CardOut(position=card.position, card=card.card, shoe_index=card.shoe_index, seat=card.seat)
+
+
+def bet_out(bet: Bet, rnd: Round) -> wire.BetOut:
+    """A bet and the hand it plays: its own on a per-seat deal, the round's on a shared one."""
+    hand = bet if rnd.per_seat else rnd
     return wire.BetOut(
         bet_id=bet.bet_id,
         player_id=bet.player_id,
@@ -128,4 +135,8 @@ def bet_out(bet: Bet) -> wire.BetOut:
             )
             for t in bet.transactions
         ],
+        cards=[card_out(c) for c in hand.cards],
+        outcome=None if hand.outcome is None else hand.outcome.value,
+        spread=hand.spread,
+        payout_odds=hand.payout_odds,
     )

@@ -14,6 +14,7 @@ from paytables.rtp import Theoretical  # the exact figures are public values: sh
 TableStatusName = Literal["open", "closed"]
 ShoePolicyName = Literal["per_round", "cut_card"]
 TableModeName = Literal["live", "test"]
+DealModeName = Literal["shared", "per_seat"]
 RoundStatusName = Literal["raise_window", "settled", "void"]
 OutcomeName = Literal["consecutive", "pair", "trips", "spread"]
 DecisionName = Literal["raise", "call", "timeout_call"]
@@ -44,6 +45,9 @@ class CreateTable(RequestBody):
     max_bets: Annotated[int, msgspec.Meta(ge=1, le=7)] = 7
     raise_window_seconds: Annotated[int, msgspec.Meta(ge=1, le=300)] = 15
     mode: TableModeName = "live"
+    deal: Annotated[
+        DealModeName, msgspec.Meta(description="shared: one set of cards for the round; per_seat: each bet its own")
+    ] = "shared"
 
 
 class BetIn(RequestBody):
@@ -53,7 +57,17 @@ class BetIn(RequestBody):
 
 class CreateRound(RequestBody):
     bets: Annotated[list[BetIn], msgspec.Meta(min_length=1, max_length=7)]
-    forced_cards: Annotated[list[CardCode], msgspec.Meta(min_length=2, max_length=3)] | None = None
+    forced_cards: (
+        Annotated[
+            list[CardCode],
+            msgspec.Meta(
+                min_length=2,
+                max_length=21,
+                description="test tables: the next cards in dealing order (shared: 2-3; per_seat: up to 3 a bet)",
+            ),
+        ]
+        | None
+    ) = None
 
 
 BetId = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
@@ -111,6 +125,7 @@ class TableOut(msgspec.Struct, kw_only=True):
     max_bets: int
     raise_window_seconds: int
     mode: TableModeName
+    deal: DealModeName
     created_at: datetime
     closed_at: datetime | None
     theoretical: Theoretical
@@ -137,12 +152,18 @@ class BetOut(msgspec.Struct, kw_only=True):
     payout: int | None
     net: int | None
     transactions: list[TransactionOut]
+    # The hand this bet plays: a shared deal's bets all repeat the round's; a per-seat bet has its own.
+    cards: list[CardOut]
+    outcome: OutcomeName | None
+    spread: int | None
+    payout_odds: int | None
 
 
-class CardOut(msgspec.Struct, kw_only=True):
-    position: int
+class CardOut(msgspec.Struct, kw_only=True, omit_defaults=True):  # a shared deal's cards have no seat
+    position: Annotated[int, msgspec.Meta(description="in its hand: 1 and 2 are the posts, 3 the third card")]
     card: str
     shoe_index: int
+    seat: Annotated[int | None, msgspec.Meta(description="per_seat deals: the seat, 1 = the first bet")] = None
 
 
 class RevealOut(msgspec.Struct, kw_only=True):
@@ -162,6 +183,7 @@ class RoundOut(msgspec.Struct, kw_only=True):
     paytable: str
     paytable_sha256: str
     decks: int
+    deal: DealModeName
     cards: list[CardOut]
     outcome: OutcomeName | None
     spread: int | None
