@@ -15,9 +15,9 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
-from service import logs, sweeper
-from service.api import paytable_routes, round_routes, table_routes
-from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
+from service import checkpoints, logs, sweeper
+from service.api import audit_routes, paytable_routes, round_routes, table_routes
+from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.errors import exception_handlers
@@ -54,11 +54,12 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.clock = clock
         app.state.pool = await create_pool(settings)
         app.state.runner = Runner(app.state.pool, settings, clock)
-        task = asyncio.create_task(sweeper.run_forever(app.state.runner)) if sweep else None
+        loops = (sweeper.run_forever, checkpoints.run_forever) if sweep else ()
+        tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
         try:
             yield
         finally:
-            if task is not None:
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -66,14 +67,14 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
 
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers],
+        route_handlers=[*table_routes.handlers, *round_routes.handlers, *audit_routes.handlers],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
         tags=["rounds and tables"],
     )
     app = Litestar(
-        route_handlers=[paytable_routes.router, signed, health, ready, metrics],
+        route_handlers=[paytable_routes.router, audit_routes.public_router, signed, health, ready, metrics],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
@@ -82,6 +83,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         debug=False,
     )
     name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/close")
     return app
 
 
