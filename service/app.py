@@ -15,7 +15,7 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
-from service import checkpoints, logs, sweeper
+from service import auth_failures, checkpoints, logs, sweeper, system_chain
 from service.api import audit_routes, paytable_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
@@ -54,7 +54,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.clock = clock
         app.state.pool = await create_pool(settings)
         app.state.runner = Runner(app.state.pool, settings, clock)
-        loops = (sweeper.run_forever, checkpoints.run_forever) if sweep else ()
+        await system_chain.service_started(app.state.runner)
+        loops = (sweeper.run_forever, checkpoints.run_forever, auth_failures.run_forever) if sweep else ()
         tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
         try:
             yield
@@ -63,6 +64,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await system_chain.service_stopped(app.state.runner)
             await app.state.pool.close()
 
     signed = Router(
