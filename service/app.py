@@ -16,7 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import auth_failures, checkpoints, logs, sweeper, system_chain
-from service.api import audit_routes, paytable_routes, round_routes, table_routes
+from service.api import audit_routes, paytable_routes, recall_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -69,14 +69,27 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
 
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers, *audit_routes.handlers],
+        route_handlers=[
+            *table_routes.handlers,
+            *round_routes.handlers,
+            *audit_routes.handlers,
+            *recall_routes.handlers,
+        ],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
         tags=["rounds and tables"],
     )
     app = Litestar(
-        route_handlers=[paytable_routes.router, audit_routes.public_router, signed, health, ready, metrics],
+        route_handlers=[
+            paytable_routes.router,
+            audit_routes.public_router,
+            recall_routes.recall_page,
+            signed,
+            health,
+            ready,
+            metrics,
+        ],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
@@ -86,6 +99,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
     )
     name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
     optional_body(app.openapi_schema, "/v1/rounds/{round_id}/close")
+    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/recall-link")
     return app
 
 

@@ -245,3 +245,31 @@ class ConsistencyProofOut(msgspec.Struct, kw_only=True):
     to_size: int
     hashes: Annotated[list[Base64], msgspec.Meta(description="RFC 9162 consistency_path")]
     checkpoint: Annotated[str, msgspec.Meta(description="the signed checkpoint of to_size")]
+
+
+class MomentOut(msgspec.Struct, kw_only=True):
+    seq: Annotated[int, msgspec.Meta(description="the audit record's seq in the table's chain")]
+    at: datetime
+    kind: str
+    text: Annotated[str, msgspec.Meta(description="what the player saw, in words")]
+
+
+class PlayerRoundOut(msgspec.Struct, kw_only=True):
+    round: Annotated[RoundOut, msgspec.Meta(description="the round, with only this player's bet")]
+    currency: str
+    timeline: list[MomentOut]
+
+
+class PlayerRoundsOut(msgspec.Struct, kw_only=True):
+    player_id: str
+    items: list[PlayerRoundOut]
+
+
+class RecallLinkIn(RequestBody):
+    player_id: Annotated[PlayerId, msgspec.Meta(description="show only this player's bet (recommended)")] | None = None
+    ttl_seconds: Annotated[int, msgspec.Meta(ge=60, le=90 * 86_400)] | None = None
+
+
+class RecallLinkOut(msgspec.Struct, kw_only=True):
+    url: Annotated[str, msgspec.Meta(description="opens the replay page; no credentials needed until it expires")]
+    expires_at: datetime

@@ -39,8 +39,16 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
     ("/v1/audit/checkpoints/latest", "get"): (None, "200", "CheckpointOut", {"400", "401", "404", "503"}),
     ("/v1/audit/consistency", "get"): (None, "200", "ConsistencyProofOut", {"400", "401", "404", "409", "422", "503"}),
     ("/v1/rounds/{round_id}/proof", "get"): (None, "200", "RoundProofOut", {"401", "404", "503"}),
+    ("/v1/players/{player_id}/rounds", "get"): (None, "200", "PlayerRoundsOut", {"401", "503"}),
+    ("/v1/rounds/{round_id}/recall-link", "post"): (
+        "RecallLinkIn",
+        "200",
+        "RecallLinkOut",
+        {"400", "401", "404", "503"},
+    ),
 }
-OPTIONAL_BODIES = {("/v1/rounds/{round_id}/close", "post")}  # an empty body is the same as {}
+# An empty body is the same as {}.
+OPTIONAL_BODIES = {("/v1/rounds/{round_id}/close", "post"), ("/v1/rounds/{round_id}/recall-link", "post")}
 PUBLIC = ("/v1/paytables", "/v1/audit/public-key")
 REF = "#/components/schemas/"
 
