@@ -21,7 +21,7 @@ from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optiona
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.errors import exception_handlers
-from service.settings import Settings
+from service.settings import Settings, check_can_serve
 from service.unit_of_work import Runner
 
 
@@ -46,6 +46,7 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
     """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
+    check_can_serve(settings)
     logs.configure(settings.log_level)
 
     @contextlib.asynccontextmanager

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from service.settings import Settings, SettingsError, from_env
+from service.settings import Settings, SettingsError, check_can_serve, from_env
 
 
 def register(sub: Any) -> None:
@@ -113,6 +113,11 @@ def cmd_serve(_: argparse.Namespace) -> int:
 
     settings = _settings()
     _development_signing_key(settings)
+    try:
+        check_can_serve(settings)
+    except SettingsError as exc:
+        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        return 2
     url, _server = database_url(settings)
     migrate_or_exit(url)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too

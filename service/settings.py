@@ -72,7 +72,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         pool_max_size=_int(env, "RD_POOL_MAX_SIZE", max(10, pool_min), pool_min, 500),
         idempotency_retention_days=_int(env, "RD_IDEMPOTENCY_RETENTION_DAYS", 120, 1, 3650),
         data_dir=env.get("RD_DATA_DIR", ".data"),
-        audit_signing_key=_signing_key(env, rd_env),
+        audit_signing_key=_signing_key(env),
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
         recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
@@ -84,12 +84,16 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     return settings
 
 
-def _signing_key(env: Mapping[str, str], rd_env: str) -> str | None:
-    """The checkpoint signer key, read and checked now: production refuses to start without one."""
+def check_can_serve(settings: Settings) -> None:
+    """What serving needs beyond valid settings: in production, a key to sign checkpoints (a migration needs none)."""
+    if settings.production and settings.audit_signing_key is None:
+        raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
+
+
+def _signing_key(env: Mapping[str, str]) -> str | None:
+    """The checkpoint signer key, read and checked now, when RD_AUDIT_SIGNING_KEY names its file."""
     path = env.get("RD_AUDIT_SIGNING_KEY")
     if not path:
-        if rd_env == "production":
-            raise SettingsError("RD_AUDIT_SIGNING_KEY: production needs the checkpoint signing key file")
         return None
     try:
         with open(path, encoding="utf-8") as file:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from audit.signed_note import generate_key
 from service.settings import SettingsError, from_env
 
 
@@ -46,24 +43,14 @@ def test_a_bad_setting_fails_naming_its_variable(name: str, value: str) -> None:
         from_env(env)
 
 
-@pytest.fixture
-def signing_key(tmp_path: Path) -> str:
-    """Production needs a checkpoint signing key file."""
-    path = tmp_path / "audit.key"
-    path.write_text(generate_key("reddog.test/audit", bytes(32)).signer_key)
-    return str(path)
-
-
-def test_production_refuses_the_demo_operator_credentials(signing_key: str) -> None:
+def test_production_refuses_the_demo_operator_credentials() -> None:
     with pytest.raises(SettingsError, match="RD_OPERATORS"):
-        from_env({"RD_ENV": "production", "RD_AUDIT_SIGNING_KEY": signing_key})
-    env = {"RD_ENV": "production", "RD_OPERATORS": "acme:long-random-secret", "RD_AUDIT_SIGNING_KEY": signing_key}
-    assert from_env(env).production
+        from_env({"RD_ENV": "production"})
+    assert from_env({"RD_ENV": "production", "RD_OPERATORS": "acme:long-random-secret"}).production
 
 
-def test_production_refuses_test_tables(signing_key: str) -> None:
+def test_production_refuses_test_tables() -> None:
     env = {"RD_ENV": "production", "RD_OPERATORS": "acme:x", "RD_ALLOW_TEST_TABLES": "true"}
-    env["RD_AUDIT_SIGNING_KEY"] = signing_key
     with pytest.raises(SettingsError, match="RD_ALLOW_TEST_TABLES"):
         from_env(env)
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from audit.signed_note import generate_key
-from service.settings import SettingsError, from_env
+from service.app import create_app
+from service.settings import SettingsError, check_can_serve, from_env
 
 PAIR = generate_key("reddog.test/audit", bytes(range(32)))
 PRODUCTION = {"RD_ENV": "production", "RD_OPERATORS": "acme:long-random-secret"}
@@ -20,10 +21,14 @@ def test_the_signing_key_is_read_from_the_file_rd_audit_signing_key_names(tmp_pa
     assert from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)}).production
 
 
-def test_production_refuses_to_start_without_a_signing_key_and_development_runs_without_checkpoints() -> None:
+def test_production_refuses_to_serve_without_a_signing_key_but_migrates_and_development_serves_without() -> None:
+    settings = from_env(PRODUCTION)  # `reddog migrate` reads these settings too, and needs no key
+    assert settings.audit_signing_key is None
     with pytest.raises(SettingsError, match="RD_AUDIT_SIGNING_KEY"):
-        from_env(PRODUCTION)
-    assert from_env({}).audit_signing_key is None
+        check_can_serve(settings)
+    with pytest.raises(SettingsError, match="RD_AUDIT_SIGNING_KEY"):
+        create_app(settings)
+    check_can_serve(from_env({}))  # development: no checkpoints, but it serves
 
 
 @pytest.mark.parametrize("content", [PAIR.verifier_key, "PRIVATE+KEY+x+00000000+AQ==", ""])
