@@ -119,7 +119,8 @@ async def create_replay_tables(conn: asyncpg.Connection, capture_table: UUID, cl
     for client in range(clients):
         await conn.execute(
             "INSERT INTO game_tables SELECT (jsonb_populate_record(NULL::game_tables, to_jsonb(t)"
-            " || jsonb_build_object('table_id', $2::uuid, 'audit_seq', 0))).* FROM game_tables t WHERE t.table_id = $1",
+            " || jsonb_build_object('table_id', $2::uuid, 'audit_seq', 0, 'audit_tree', '\\x'))).* FROM game_tables t"
+            " WHERE t.table_id = $1",
             capture_table,
             client_table(client),
         )

@@ -45,7 +45,7 @@ _AUDIT_SOURCE = """
 """
 
 _MOVE_HEADS = """
-UPDATE game_tables t SET audit_seq = h.seq
+UPDATE game_tables t SET audit_seq = h.seq, audit_tree = audit_compact_range(t.table_id)
 FROM (SELECT table_id, max(seq) AS seq FROM audit_log WHERE table_id IN (SELECT table_id FROM seed_tables) GROUP BY 1) h
 WHERE h.table_id = t.table_id
 """

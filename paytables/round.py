@@ -92,17 +92,28 @@ def decide(rnd: Round, shoe: Shoe, paytable: Paytable, decision: PlayerDecision,
     return finish(rnd, shoe, paytable, now, [event])
 
 
-def close_window(rnd: Round, shoe: Shoe, paytable: Paytable, *, now: datetime, actor: str) -> Step:
+def close_window(
+    rnd: Round, shoe: Shoe, paytable: Paytable, *, now: datetime, actor: str, requested_by: str | None = None
+) -> Step:
     """The dealer closes the raise window now (or the deadline already has): undecided bets call, all settle."""
     expired = settle_if_expired(rnd, shoe, paytable, now=now)
     if expired is not None:
         return expired
     if not rnd.is_open:
         raise NotInRaiseWindow(f"round {rnd.round_id} is {rnd.status}")
-    return _close(rnd, shoe, paytable, now, DecidedBy.DEALER, actor)
+    return _close(rnd, shoe, paytable, now, DecidedBy.DEALER, actor, requested_by)
 
 
-def void_round(rnd: Round, shoe: Shoe, paytable: Paytable, *, reason: str, now: datetime, actor: str) -> Step:
+def void_round(
+    rnd: Round,
+    shoe: Shoe,
+    paytable: Paytable,
+    *,
+    reason: str,
+    now: datetime,
+    actor: str,
+    requested_by: str | None = None,
+) -> Step:
     """End a round that cannot continue: every stake not yet settled is refunded by a credit (a per-seat bet that
     settled at the deal keeps its result)."""
     expired = settle_if_expired(rnd, shoe, paytable, now=now)
@@ -118,7 +129,8 @@ def void_round(rnd: Round, shoe: Shoe, paytable: Paytable, *, reason: str, now: 
     )
     rnd = msgspec.structs.replace(rnd, status=RoundStatus.VOID, bets=bets, settled_at=now, void_reason=reason)
     events: list[Event] = [settled_event(rnd, bet) for bet in bets if bet.bet_id in open_bets]
-    events.append(RoundVoided(round_id=rnd.round_id, reason=reason, voided_at=now, actor=actor))
+    voided = RoundVoided(round_id=rnd.round_id, reason=reason, voided_at=now, actor=actor, requested_by=requested_by)
+    events.append(voided)
     return Step(round=rnd, shoe=shoe, events=tuple(events))
 
 
@@ -152,13 +164,21 @@ def _closed_message(rnd: Round) -> str:
     return f"the raise window of round {rnd.round_id} closed"
 
 
-def _close(rnd: Round, shoe: Shoe, paytable: Paytable, now: datetime, by: DecidedBy, actor: str) -> Step:
+def _close(
+    rnd: Round,
+    shoe: Shoe,
+    paytable: Paytable,
+    now: datetime,
+    by: DecidedBy,
+    actor: str,
+    requested_by: str | None = None,
+) -> Step:
     events: list[Event] = []
     bets = []
     for bet in rnd.bets:
         if bet.awaits_decision:
             bet = msgspec.structs.replace(bet, decision=Decision.TIMEOUT_CALL)
-            events.append(_decision_event(rnd, bet, by, actor))
+            events.append(_decision_event(rnd, bet, by, actor, requested_by))
         bets.append(bet)
     return finish(msgspec.structs.replace(rnd, bets=tuple(bets)), shoe, paytable, now, events)
 
@@ -183,7 +203,7 @@ def _opened_event(rnd: Round, actor: str) -> RoundOpened:
     )
 
 
-def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str) -> Decided:
+def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str, requested_by: str | None = None) -> Decided:
     assert bet.decision is not None
     return Decided(
         round_id=rnd.round_id,
@@ -192,4 +212,5 @@ def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str) -> Decided:
         raise_amount=bet.raise_amount,
         by=by,
         actor=actor,
+        requested_by=requested_by,
     )
