@@ -38,9 +38,10 @@ def moment_text(event: Event, players: dict[str, str]) -> str:
             shown = [f"{b.player_id} {b.ante}" for b in bets if b.bet_id in players]
             others = len(bets) - len(shown)
             return "Round opened; antes: " + ", ".join(shown) + (f" (and {others} other bet(s))" if others else "")
+        case CardDealt(position=position, card=card, seat=None):
+            return f"Card {position}: {card_name(card)}"
         case CardDealt(position=position, card=card, seat=seat):
-            whose = "" if seat is None else f"Seat {seat}, "
-            return f"{whose}card {position}: {card_name(card)}" if seat else f"Card {position}: {card_name(card)}"
+            return f"Seat {seat}, card {position}: {card_name(card)}"
         case SpreadAnnounced(spread=spread, odds=odds, raise_window_closes_at=closes):
             return f"Spread {spread}: pays {odds} to 1; raise until {closes:%H:%M:%S} UTC"
         case Decided():
