@@ -16,7 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import logs, sweeper
-from service.api import paytable_routes, round_routes, table_routes
+from service.api import inbetween_routes, paytable_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -73,7 +73,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         tags=["rounds and tables"],
     )
     app = Litestar(
-        route_handlers=[paytable_routes.router, signed, health, ready, metrics],
+        route_handlers=[*inbetween_routes.routers, paytable_routes.router, signed, health, ready, metrics],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
@@ -82,6 +82,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         debug=False,
     )
     name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    name_body_union(app.openapi_schema, "ActionIn", "/v1/inbetween/games/{game_id}/actions", "action")
     return app
 
 

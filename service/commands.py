@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
     p.add_argument("--secret", default="demo-secret")
     p.add_argument("--table", default=None, help="a table id; by default a new standard/v1 table is opened")
     p.set_defaults(handler=cmd_play)
-    p = sub.add_parser("audit-verify", help="verify every table's audit hash chain")
+    p = sub.add_parser("audit-verify", help="verify every audit hash chain: each table's and each In Between game's")
     p.set_defaults(handler=cmd_audit_verify)
 
 
