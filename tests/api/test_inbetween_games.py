@@ -154,7 +154,7 @@ async def test_computer_seats_play_their_turns_before_the_reply_and_a_human_is_l
 
 
 async def test_a_computer_seat_may_be_named_and_seats_are_dealt_in_the_order_given(api: Signed) -> None:
-    seats = [{"computer": True}, {"player_id": "bob"}, {"player_id": "robo", "computer": True}]
+    seats: list[dict[str, Any]] = [{"computer": True}, {"player_id": "bob"}, {"player_id": "robo", "computer": True}]
     game = await start(api, seats, ["4S", "JH"])
     names = [(s["player_id"], s["computer"]) for s in game["seats"]]
     assert names == [("computer-0", True), ("bob", False), ("robo", True)]

@@ -45,7 +45,7 @@ async def deep_pot_game(api: Signed) -> Any:
 
 # Every refused move on one game, in turn (one app for them all keeps the suite quick): player, action, fields,
 # status, code.
-REFUSED_MOVES = [
+REFUSED_MOVES: list[tuple[str, str, dict[str, Any], int, str]] = [
     ("bob", "bet", {"amount": 1221}, 422, "BET_OVER_POT"),
     ("bob", "bet", {"amount": 331}, 422, "BET_OVER_CHIPS"),
     ("alice", "bet", {"amount": 5}, 409, "NOT_YOUR_TURN"),
