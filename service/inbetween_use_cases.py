@@ -28,6 +28,8 @@ from service.shuffler import csprng, one_pack
 from service.unit_of_work import UnitOfWork
 from shoe.shoe import Reveal, Shoe, ShoeError
 
+log = structlog.get_logger("reddog.inbetween")
+
 # The engine's refusals keep their codes; a value the rules refuse is a 422, a move out of turn or time a 409.
 REFUSAL_STATUS = {
     "INVALID_GAME": 422,
@@ -104,6 +106,7 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
         game_id, GENESIS_HEAD, [*first.events, *step.events], test=new.test, now=unit.now
     )
     unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *writes])
+    _log_if_ended(unit, step.game)
     return view(step.game, step.shoe)
 
 
@@ -164,3 +167,21 @@ def _persist(
     """The game row and its audit records, written together before COMMIT."""
     writes, new_head = inbetween_sql.append(game_id, head, events, test=game.test, now=unit.now)
     unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head)])
+    _log_if_ended(unit, game)
+
+
+def _log_if_ended(unit: UnitOfWork, game: Game) -> None:
+    """One line when a game ends, once it is committed (chips only: no pack, salt or card is ever logged)."""
+    if game.status is GameStatus.GAME_OVER:
+        unit.after_commit.append(
+            lambda: log.info(
+                "inbetween_game_ended",
+                game_id=game.game_id,
+                ruleset=game.ruleset,
+                reason=game.ended_reason,
+                rounds=game.round,
+                chips=[seat.chips for seat in game.seats],
+                winners=[game.seats[i].player_id for i in game.winners],
+                test=game.test,
+            )
+        )
