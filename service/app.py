@@ -16,7 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import auth_failures, checkpoints, logs, sweeper, system_chain
-from service.api import audit_routes, paytable_routes, recall_routes, round_routes, table_routes
+from service.api import audit_routes, inbetween_routes, paytable_routes, recall_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -83,6 +83,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
     )
     app = Litestar(
         route_handlers=[
+            *inbetween_routes.routers,
             paytable_routes.router,
             audit_routes.public_router,
             recall_routes.recall_page,
@@ -99,6 +100,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         debug=False,
     )
     name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    name_body_union(app.openapi_schema, "ActionIn", "/v1/inbetween/games/{game_id}/actions", "action")
     optional_body(app.openapi_schema, "/v1/rounds/{round_id}/close")
     optional_body(app.openapi_schema, "/v1/rounds/{round_id}/recall-link")
     return app

@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
     p.add_argument("--secret", default="demo-secret")
     p.add_argument("--table", default=None, help="a table id; by default a new standard/v1 table is opened")
     p.set_defaults(handler=cmd_play)
-    p = sub.add_parser("audit-verify", help="verify every audit hash chain (the system chain's and every table's)")
+    p = sub.add_parser("audit-verify", help="verify every audit hash chain: the system's, each table's and game's")
     p.set_defaults(handler=cmd_audit_verify)
     p = sub.add_parser("audit-keygen", help="make a checkpoint signing key file (mode 0600); print its verifier key")
     p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")

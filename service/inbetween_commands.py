@@ -1,4 +1,4 @@
-"""The `reddog inbetween` subcommands: the released rule sets and simulated games between computer strategies."""
+"""The `reddog inbetween` subcommands: the released rule sets, simulated games, and a game played on a server."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from shoe.random_source import OsRandom, RandomSource
 
 def register(sub: Any) -> None:
     """Add `inbetween` with its own subcommands to the `reddog` parser."""
-    parser = sub.add_parser("inbetween", help="In Between pot games: rule sets and simulations")
+    parser = sub.add_parser("inbetween", help="In Between pot games: rule sets, simulations, play")
     inner = parser.add_subparsers(required=True, metavar="COMMAND")
     p = inner.add_parser("rulesets", help="list the released In Between rule sets with their sha256")
     p.set_defaults(handler=cmd_rulesets)
@@ -32,6 +32,18 @@ def register(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="seeded generator for a repeatable run (not the CSPRNG)")
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(handler=cmd_simulate)
+    p = inner.add_parser("play", help="play a game against a running server: your turns asked here, computers fill")
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--operator", default="demo")
+    p.add_argument("--secret", default="demo-secret")
+    p.add_argument("--ruleset", default="inbetween/nepal/v1", help="a rule set id (or just nepal/v1)")
+    p.add_argument("--ante", type=int, default=None, help="one of the rule set's antes (default: its first)")
+    p.add_argument("--rounds", type=_rounds, default=None, help="one of the rule set's rounds (default: its first)")
+    p.add_argument("--player", action="append", dest="players", help="a human seat (repeat for more; default: you)")
+    p.add_argument("--computers", type=int, default=1, help="computer seats after the humans (default: 1)")
+    p.add_argument("--game", default=None, help="go on with a game already started, by its id")
+    p.add_argument("--cards", nargs="+", default=(), help="a test game's first cards (server: RD_ALLOW_TEST_TABLES)")
+    p.set_defaults(handler=cmd_play)
 
 
 def cmd_rulesets(_: argparse.Namespace) -> int:
@@ -65,6 +77,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for r in report.results:
         print(f"  {r.strategy:<10} {r.seats:>6}  {r.mean_final_chips:>19}  [{r.ci95_low}, {r.ci95_high}]")
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from service.client import Client
+    from service.inbetween_play import PlayOptions, Terminal, play
+
+    options = PlayOptions(
+        ruleset=args.ruleset,
+        ante=args.ante,
+        rounds=args.rounds,
+        players=tuple(args.players or ("you",)),
+        computers=args.computers,
+        game_id=args.game,
+        cards=tuple(card.upper() for card in args.cards),
+    )
+    return play(Client(args.url, args.operator, args.secret), options, Terminal(sys.stdin, sys.stdout))
 
 
 def _players(text: str) -> int:
