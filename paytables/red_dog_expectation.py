@@ -17,8 +17,8 @@ from fractions import Fraction
 import msgspec
 
 from paytables.paytable import Paytable, PostRule
-from paytables.red_dog import Outcome, RuleError, check_stake, classify, settle
-from paytables.round import Round
+from paytables.red_dog import Outcome, Result, RuleError, check_stake, classify, settle
+from paytables.round import Bet, Round
 from paytables.rtp import optimal_raise, raise_spreads_of, triples
 from shoe.cards import RANK_VALUES, rank
 
@@ -87,11 +87,27 @@ def round_expectation(
 
 
 def settled_round_expectation(rnd: Round, order: str, paytable: Paytable) -> Expectation:
-    """A round as the state machine holds it, with its shoe's card order: the figures its metrics add."""
+    """A round as the state machine holds it, with its shoe's card order: the figures its metrics add for the bets it
+    settled (a voided bet risks nothing)."""
+    if rnd.per_seat:
+        # Each hand's third card is uniform over the cards still in the shoe when it is dealt, whatever came before:
+        # the hands' nets minus these expectations are uncorrelated, so their variances add.
+        return total(_hand_expectation(bet, order, paytable) for bet in rnd.bets if _settled(bet.result))
     first, second = rnd.cards[0], rnd.cards[1]
     remaining = undealt_rank_counts(order, second.shoe_index)
-    stakes = [Stake(ante=b.ante, raise_amount=b.raise_amount) for b in rnd.bets]
+    stakes = [Stake(ante=b.ante, raise_amount=b.raise_amount) for b in rnd.bets if _settled(b.result)]
     return round_expectation(paytable, rank(first.card), rank(second.card), remaining, stakes)
+
+
+def _hand_expectation(bet: Bet, order: str, paytable: Paytable) -> Expectation:
+    first, second = bet.cards[0], bet.cards[1]
+    drawn_at = bet.cards[2].shoe_index if len(bet.cards) > 2 else second.shoe_index + 1
+    remaining = undealt_rank_counts(order, drawn_at - 1)
+    return bet_expectation(paytable, rank(first.card), rank(second.card), remaining, bet.ante, bet.raise_amount)
+
+
+def _settled(result: Result | None) -> bool:
+    return result is not None and result is not Result.VOID
 
 
 def undealt_rank_counts(order: str, after_index: int) -> dict[int, int]:

@@ -10,8 +10,9 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from paytables.chi_square import outcome_probabilities
 from paytables.paytable import Paytable
+from paytables.red_dog import Result
 from paytables.red_dog_expectation import Expectation, optimal_play_return
-from paytables.round import Round, RoundStatus
+from paytables.round import Round
 
 MONEY = ["paytable", "currency", "mode"]  # minor units only add up within one currency
 
@@ -92,15 +93,15 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
     for bet in rnd.bets:
         BETS.labels(rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
     money = (rnd.paytable, currency, mode)
-    if rnd.status is RoundStatus.VOID:
-        VOIDED_BETS.labels(*money).inc(len(rnd.bets))
-        REFUNDED.labels(*money).inc(sum(b.payout or 0 for b in rnd.bets))
+    if rnd.is_open:
         return
-    if rnd.status is not RoundStatus.SETTLED:
-        return
-    for bet in rnd.bets:
-        WAGERED.labels(*money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
-        PAID.labels(*money).inc(bet.payout or 0)
+    for bet in rnd.bets:  # a voided per-seat round may hold bets that settled at the deal: those count as settled
+        if bet.result is Result.VOID:
+            VOIDED_BETS.labels(*money).inc()
+            REFUNDED.labels(*money).inc(bet.payout or 0)
+        elif bet.result is not None:
+            WAGERED.labels(*money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
+            PAID.labels(*money).inc(bet.payout or 0)
     if expectation is not None:
         EXPECTED_PAID.labels(*money).inc(float(expectation.expected_paid))
         EXPECTED_WAGERED.labels(*money).inc(float(expectation.expected_wagered))
@@ -108,7 +109,10 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
 
 
 def outcome_name(rnd: Round) -> str:
-    """The outcome as `rtp` names it, so counts line up with `reddog_outcome_probability`."""
+    """The outcome as `rtp` names it, so counts line up with `reddog_outcome_probability`; a per-seat round has one
+    outcome a hand, so it is counted as `per_seat`."""
+    if rnd.per_seat:
+        return "per_seat"
     if rnd.outcome == "pair":
         return "pair_push"
     if rnd.outcome in ("consecutive", "trips"):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 
 import pytest
 
 from paytables import loader
 from paytables.events import BetSettled, CardDealt, Decided, DecidedBy, RoundSettled, SpreadAnnounced, kind_of
 from paytables.paytable import Paytable
+from paytables.red_dog_expectation import settled_round_expectation
 from paytables.refusals import NotInRaiseWindow
 from paytables.round import (
     SYSTEM,
@@ -150,3 +152,23 @@ def test_voiding_refunds_only_the_bets_still_open_and_leaves_the_settled_ones_as
     assert money(step) == [("consecutive", "push", 10, 0), ("trips", "trips", 120, 110), ("spread", "void", 10, 0)]
     assert [e.bet_id for e in step.events if isinstance(e, BetSettled)] == ["r1.3"]
     assert len(step.round.cards) == 7  # seat 3's third card is never dealt
+
+
+def test_a_per_seat_rounds_expectation_adds_each_hands_own_given_the_cards_left_when_its_third_was_dealt() -> None:
+    start = opened(*MIXED)
+    step = decide(start.round, start.shoe, STANDARD, Raise(bet_id="r1.3"), now=NOW, actor="op")
+    got = settled_round_expectation(step.round, step.shoe.order, STANDARD)
+    # Seat 1 pushes for sure: 10 back of 10. Seat 2's pair of 8s drew from the 46 cards after six dealt, two of them
+    # 8s: 120 back with 2/46, else 10. Seat 3 (4 and T, raised to 20) drew from the 45 cards after seven dealt, 15 of
+    # them 5-9 (three 5s, three 6s, four 7s, one 8, four 9s): 40 back with 15/45, else nothing.
+    p_trips, p_win = Fraction(2, 46), Fraction(15, 45)
+    assert got.expected_paid == 10 + (10 + 110 * p_trips) + 40 * p_win
+    assert got.expected_wagered == 10 + 10 + 20
+    assert got.variance == 110**2 * p_trips * (1 - p_trips) + 40**2 * p_win * (1 - p_win)
+
+
+def test_a_voided_per_seat_round_expects_only_what_its_settled_bets_risked() -> None:
+    start = opened(*MIXED)
+    step = void_round(start.round, start.shoe, STANDARD, reason="fault", now=NOW, actor="op")
+    got = settled_round_expectation(step.round, step.shoe.order, STANDARD)
+    assert (got.expected_paid, got.expected_wagered) == (10 + 10 + 110 * Fraction(2, 46), 20)
