@@ -171,4 +171,4 @@ def test_a_voided_per_seat_round_expects_only_what_its_settled_bets_risked() -> 
     start = opened(*MIXED)
     step = void_round(start.round, start.shoe, STANDARD, reason="fault", now=NOW, actor="op")
     got = settled_round_expectation(step.round, step.shoe.order, STANDARD)
-    assert (got.expected_paid, got.expected_wagered) == (10 + 10 + 110 * Fraction(2, 46), 20)
+    assert (got.expected_paid, got.expected_wagered) == (10 + 10 + 110 * Fraction(2, 46), Fraction(20))
