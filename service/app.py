@@ -16,7 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import logs, sweeper
-from service.api import paytable_routes, round_routes, table_routes
+from service.api import audit_record_routes, paytable_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -66,7 +66,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
 
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers],
+        route_handlers=[*table_routes.handlers, *round_routes.handlers, *audit_record_routes.handlers],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],

@@ -27,6 +27,9 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=cmd_play)
     p = sub.add_parser("audit-verify", help="verify every table's audit hash chain")
     p.set_defaults(handler=cmd_audit_verify)
+    from service import audit_commands
+
+    audit_commands.register(sub)
 
 
 def _settings() -> Settings:

@@ -1,0 +1,328 @@
+"""Replay an audit export: every round rebuilt from its records alone and re-run through the game core.
+
+Rounds wait for their shoe's reveal, which comes after them in the chain (right after a per-round shoe's round,
+much later for a cut-card shoe); then each is re-run from the revealed order at the position its shoe had reached,
+with the released paytable, and compared with its records. The shoes themselves are checked too: the reveal
+against its commitment, the order against a real shoe, the cut card against the table's penetration.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+import msgspec
+
+from audit.chain import Record, envelope
+from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
+from audit.records import decode_record
+from audit.replay_stats import GroupSummary, ReplayStats
+from audit.round_rerun import RecordedRound, recorded_state, rerun
+from audit.shoe_checks import ShoeTrack, TableTrack, name, on_opened, on_revealed, on_shuffled, shoe_at
+from paytables import loader
+from paytables.events import (
+    BetSettled,
+    CardDealt,
+    Decided,
+    DecidedBy,
+    Event,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    ShoeRevealed,
+    ShoeShuffled,
+    SpreadAnnounced,
+    TableClosed,
+    TableCreated,
+)
+from paytables.paytable import Paytable
+from paytables.round import Round
+from paytables.table import TableSettings
+from shoe.shoe import Shoe
+
+
+class TypedRecordLine(msgspec.Struct, frozen=True, kw_only=True, tag="record", tag_field="type"):
+    """A record line decoded with its body as the typed record: one pass over the bytes instead of two."""
+
+    table_id: str
+    body: Record[Event]
+
+
+_typed_line = msgspec.json.Decoder(TypedRecordLine)
+_RECORD = b'{"type":"record"'
+
+
+class Mismatch(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    round_id: str | None
+    detail: str
+
+
+class ReplayReport(msgspec.Struct, frozen=True, kw_only=True):
+    ok: bool
+    rounds: int  # rounds re-run through the game core
+    matched: int  # ... whose every event equals its record
+    mismatches: list[Mismatch]
+    open_rounds: int  # still in their raise window: nothing to replay yet
+    unrevealed_rounds: int  # over, but their cut-card shoe is still in play, so its order is secret
+    partial_rounds: int  # opened before the export starts (`--since`)
+    schema1_records: int  # untyped records from before schema 2: verified by `verify`, not replayed
+    test_rounds: int  # test-table rounds: replayed, but kept out of the summary
+    summary: list[GroupSummary]
+
+
+class Replayer:
+    """Feed it an export's lines; `report()` says which rounds re-ran to exactly their records and which did not."""
+
+    def __init__(self, *, keep_states: bool = False, rerun: bool = True) -> None:
+        self.tables: dict[str, TableTrack] = {}
+        self.shoes: dict[str, ShoeTrack] = {}
+        self.rounds: dict[str, RecordedRound] = {}  # opened and not yet replayed
+        self.mismatches: list[Mismatch] = []
+        self.stats = ReplayStats()
+        self.replayed = self.matched = self.partial = self.schema1 = 0
+        self.states: dict[str, Round] | None = {} if keep_states else None  # the recorded state of every round
+        self.rerun = rerun  # False: only read the rounds (their recorded states), re-run none
+
+    def feed(self, lines: Iterable[Line | BadLine]) -> None:
+        """Lines already decoded (from the database, say)."""
+        for line in lines:
+            if type(line) is RecordLine:
+                self.record_line(line)
+
+    def feed_bytes(self, raw_lines: Iterable[bytes]) -> None:
+        """An export's lines as bytes: each record line is decoded once, straight into its typed event."""
+        decode = _typed_line.decode
+        for data in raw_lines:
+            if not data.startswith(_RECORD):
+                continue
+            try:
+                line = decode(data)
+            except msgspec.DecodeError:
+                found = decode_line(data)
+                if type(found) is RecordLine:
+                    self.record_line(found)
+                continue
+            self.record(line.table_id, line.body)
+
+    def record_line(self, line: RecordLine) -> None:
+        try:
+            record = decode_record(body_bytes(line))
+        except msgspec.DecodeError as exc:
+            self._undecodable(line, exc)
+            return
+        self.record(line.table_id, record)
+
+    def record(self, table_id: str, record: Record[Event]) -> None:
+        event = record.event
+        match event:
+            case CardDealt():
+                self._round(table_id, event.round_id, record.test).events.append(event)
+                shoe = self.shoes.get(event.commitment)
+                if shoe is not None and shoe.dealt <= event.shoe_index:
+                    shoe.dealt = event.shoe_index + 1
+            case Decided():
+                recorded = self._round(table_id, event.round_id, record.test)
+                recorded.events.append(event)
+                if event.by is DecidedBy.PLAYER:
+                    recorded.decided_at.append(record.recorded_at)
+            case RoundSettled() | RoundVoided():
+                recorded = self._round(table_id, event.round_id, record.test)
+                recorded.events.append(event)
+                recorded.ended = event
+            case SpreadAnnounced() | BetSettled():
+                self._round(table_id, event.round_id, record.test).events.append(event)
+            case RoundOpened():
+                self._opened(table_id, event, record.test)
+            case ShoeShuffled():
+                self._shuffled(table_id, event)
+            case ShoeRevealed():
+                self._revealed(table_id, event)
+            case TableCreated():
+                self._table_created(table_id, event)
+            case TableClosed():
+                self._table(table_id).closed = True
+
+    def _round(self, table_id: str, round_id: str, test: bool) -> RecordedRound:
+        """The round a record belongs to; one opened before the export starts is kept aside as partial."""
+        recorded = self.rounds.get(round_id)
+        if recorded is None:
+            recorded = self.rounds[round_id] = RecordedRound(round_id, table_id, test)
+            self.partial += 1
+        return recorded
+
+    def _undecodable(self, line: RecordLine, exc: Exception) -> None:
+        try:
+            schema = envelope(body_bytes(line)).schema
+        except msgspec.DecodeError:
+            schema = 0
+        if schema == 1:
+            self.schema1 += 1
+            return
+        self._mismatch(line.table_id, line.round_id, f"seq {line.seq}: the body is not a record of a known kind: {exc}")
+
+    def _mismatch(self, table_id: str, round_id: str | None, detail: str) -> None:
+        self.mismatches.append(Mismatch(table_id=table_id, round_id=round_id, detail=detail))
+
+    def _table(self, table_id: str) -> TableTrack:
+        table = self.tables.get(table_id)
+        if table is None:
+            table = self.tables[table_id] = TableTrack()
+        return table
+
+    def _table_created(self, table_id: str, event: TableCreated) -> None:
+        self._table(table_id).settings = event.settings
+        problem = _paytable_problem(event.settings.paytable, event.settings.paytable_sha256)
+        if problem is not None:
+            self._mismatch(table_id, None, f"table_created: {problem}")
+
+    def _shuffled(self, table_id: str, event: ShoeShuffled) -> None:
+        self.shoes[event.commitment] = ShoeTrack(event)
+        for problem in on_shuffled(self._table(table_id), event):
+            self._mismatch(table_id, event.round_id, problem)
+
+    def _opened(self, table_id: str, event: RoundOpened, test: bool) -> None:
+        recorded = RecordedRound(event.round_id, table_id, test)
+        recorded.opened = event
+        recorded.events.append(event)
+        self.rounds[event.round_id] = recorded
+        shoe = self.shoes.get(event.commitment)
+        if shoe is None:
+            shoe = self.shoes[event.commitment] = ShoeTrack(None)
+        shoe.rounds.append(recorded)
+        for problem in on_opened(shoe, event):
+            self._mismatch(table_id, event.round_id, problem)
+
+    def _revealed(self, table_id: str, event: ShoeRevealed) -> None:
+        shoe = self.shoes.pop(event.commitment, None) or ShoeTrack(None)
+        decks = len(event.order) // 104 if shoe.shuffled is None else shoe.shuffled.decks
+        for problem in on_revealed(self._table(table_id), shoe, event, decks):
+            self._mismatch(table_id, event.round_id, problem)
+        position = self._replay_shoe(table_id, shoe, event, decks)
+        if position is not None and position != event.dealt:
+            detail = f"{name(event.commitment)}: the reveal says {event.dealt} cards were dealt, its rounds {position}"
+            self._mismatch(table_id, event.round_id, detail)
+
+    def _replay_shoe(self, table_id: str, shoe: ShoeTrack, revealed: ShoeRevealed, decks: int) -> int | None:
+        """Re-run every round dealt from the shoe, in order; the position the shoe ended at (None: not known)."""
+        shuffled = shoe.shuffled
+        position: int | None = 0 if shuffled is not None else None
+        cut = None if shuffled is None else shuffled.cut_position
+        for recorded in shoe.rounds:
+            self.rounds.pop(recorded.round_id, None)
+            if recorded.ended is None:
+                detail = f"its {name(revealed.commitment)} was revealed while the round was open"
+                self._mismatch(table_id, recorded.round_id, detail)
+                continue
+            start = recorded.first_shoe_index()
+            if position is None or start is None:  # dealt before the export starts: take its word for where
+                position = None if start is None else start + recorded.card_count()
+                continue
+            position = self._replay_round(recorded, shoe_at(revealed, decks, position, cut))
+        return position
+
+    def _replay_round(self, recorded: RecordedRound, shoe: Shoe) -> int:
+        """Re-run one round from the shoe at its position; the position after it."""
+        opened = recorded.opened
+        assert opened is not None
+        if self.states is not None:
+            self.states[recorded.round_id] = _state(recorded)
+        if not self.rerun:
+            return shoe.position + recorded.card_count()
+        table = self.tables.get(recorded.table_id)
+        settings = None if table is None else table.settings
+        paytable = _paytable(opened.paytable)
+        self.replayed += 1
+        problem = _paytable_problem(opened.paytable, opened.paytable_sha256)
+        if problem is not None or isinstance(paytable, str):
+            self._mismatch(recorded.table_id, recorded.round_id, problem or "no paytable")
+            return shoe.position + recorded.card_count()
+        if settings is not None and (settings.paytable, settings.decks) != (opened.paytable, opened.decks):
+            detail = (
+                f"{opened.paytable} with {opened.decks} deck(s) at a {settings.paytable} {settings.decks}-deck table"
+            )
+            self._mismatch(recorded.table_id, recorded.round_id, detail)
+        window = _window(recorded, settings)
+        step, problems = rerun(recorded, shoe, paytable, window)
+        for problem in problems:
+            self._mismatch(recorded.table_id, recorded.round_id, problem)
+        if not problems:
+            self.matched += 1
+        self.stats.add(opened.paytable, opened.decks, recorded.test, recorded.events)
+        return shoe.position + recorded.card_count() if step is None else step.shoe.position
+
+    def recorded_states(self) -> dict[str, Round]:
+        """Every round's state as its records describe it (`keep_states`): what the stored rounds must equal."""
+        states = dict(self.states or {})
+        for recorded in self.rounds.values():
+            if recorded.opened is not None:
+                states[recorded.round_id] = _state(recorded)
+        return states
+
+    def report(self) -> ReplayReport:
+        open_rounds = sum(1 for r in self.rounds.values() if r.ended is None and r.opened is not None)
+        unrevealed = sum(1 for r in self.rounds.values() if r.ended is not None and r.opened is not None)
+        mismatches = list(self.mismatches)
+        for table_id, table in self.tables.items():
+            if table.early is not None:
+                mismatches.append(
+                    Mismatch(
+                        table_id=table_id,
+                        round_id=None,
+                        detail=f"shoe {table.early[:16]} was retired before its cut card came out",
+                    )
+                )
+        return ReplayReport(
+            ok=not mismatches,
+            rounds=self.replayed,
+            matched=self.matched,
+            mismatches=mismatches,
+            open_rounds=open_rounds,
+            unrevealed_rounds=unrevealed,
+            partial_rounds=self.partial,
+            schema1_records=self.schema1,
+            test_rounds=self.stats.test_rounds,
+            summary=self.stats.summary(),
+        )
+
+
+def _state(recorded: RecordedRound) -> Round:
+    opened = recorded.opened
+    assert opened is not None
+    return recorded_state(recorded, opened.paytable, opened.paytable_sha256, opened.decks, opened.commitment)
+
+
+def _window(recorded: RecordedRound, settings: TableSettings | None) -> int:
+    """The table's raise window; from the round's own deadline only when the export lacks the table's settings."""
+    if settings is not None:
+        return settings.raise_window_seconds
+    opened = recorded.opened
+    assert opened is not None
+    for event in recorded.events:
+        if type(event) is SpreadAnnounced:
+            return int((event.raise_window_closes_at - opened.opened_at).total_seconds())
+    return 0
+
+
+@functools.cache
+def _paytable(paytable_id: str) -> Paytable | str:
+    try:
+        return loader.get(paytable_id)
+    except loader.PaytableError as exc:
+        return str(exc)
+
+
+def _paytable_problem(paytable_id: str, recorded_sha256: str) -> str | None:
+    """Why the released file cannot be the paytable a record names (None: it is)."""
+    paytable = _paytable(paytable_id)
+    if isinstance(paytable, str):
+        return f"paytable {paytable_id}: {paytable}"
+    if paytable.sha256 != recorded_sha256:
+        return f"paytable {paytable_id}: recorded sha256 {recorded_sha256}, the released file's is {paytable.sha256}"
+    return None
+
+
+def replay_lines(lines: Iterable[Line | BadLine]) -> ReplayReport:
+    replayer = Replayer()
+    replayer.feed(lines)
+    return replayer.report()
