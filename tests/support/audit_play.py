@@ -12,8 +12,6 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import msgspec
-
 from audit.chain import GENESIS, Link, Record, extend
 from audit.export_format import ExportEnd, ExportHeader, Line, RecordLine, TableHead, record_line
 from paytables import loader, shoe_lifecycle
@@ -222,5 +220,8 @@ def mixed_play(rng: random.Random, rounds: int, table: TablePlay) -> None:
         table.play(antes, end=rng.choice(ends))
 
 
-def replaced(line: RecordLine, **changes: object) -> RecordLine:
-    return msgspec.structs.replace(line, **changes)
+def rechained(table: TablePlay, records: list[Record[Event]]) -> list[Line]:
+    """The table's lines after an owner rewrote its records and chained them again: every hash consistent."""
+    links = extend(GENESIS, records)
+    head = TableHead(table_id=table.table_id, operator_id=table.operator, seq=len(links), hash=links[-1].hash.hex())
+    return [head, *(line_of(link, record) for link, record in zip(links, records, strict=True))]
