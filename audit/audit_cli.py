@@ -48,7 +48,7 @@ def run_verify(args: argparse.Namespace) -> int:
     checker = ExportVerifier(verifier_of(args.public_key))
     keep_checkpoints(checker, args.kept)
     with open(source, "rb") as stream:
-        checker.feed(read_lines(stream, _progress(source)))
+        checker.feed_bytes(read_raw_lines(stream, _progress(source)))
     report = checker.report()
     print_verify(report, as_json=args.json)
     return 0 if report.ok else 1

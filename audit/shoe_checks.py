@@ -12,7 +12,7 @@ import functools
 from audit.round_rerun import RecordedRound
 from paytables.events import RoundOpened, ShoeRevealed, ShoeShuffled
 from paytables.table import TableSettings
-from shoe.cards import DECK
+from shoe.cards import RANKS, SUITS
 from shoe.shoe import Reveal, Shoe, ShoePolicy, cut_position, verify_reveal
 
 
@@ -99,17 +99,36 @@ def on_revealed(table: TableTrack, shoe: ShoeTrack, event: ShoeRevealed, decks: 
     return problems
 
 
+# Each card as one byte 0..51 (4 x rank + suit), computed for the whole order at once: the rank table maps ranks
+# to 0, 4, .., 48 and the suit table suits to 0..3, anything else to 64, so a stray character (or a suit where a
+# rank belongs) gives a code of 64 or more that no card has. Rank and suit bytes are added pairwise inside one big
+# integer; every sum stays below 256, so no pair carries into its neighbour.
+_NOT_A_CARD = 64
+_RANK_TABLE = bytes(4 * RANKS.index(chr(b)) if chr(b) in RANKS else _NOT_A_CARD for b in range(256))
+_SUIT_TABLE = bytes(SUITS.index(chr(b)) if chr(b) in SUITS else _NOT_A_CARD for b in range(256))
+_CODES = tuple(bytes([code]) for code in range(52))
+
+
 @functools.cache
-def _full_shoe(decks: int) -> list[int]:
-    """The cards of `decks` decks as sorted 16-bit codes (rank byte, suit byte): what a real shoe sorts to."""
-    return sorted(memoryview(("".join(DECK) * decks).encode("ascii")).cast("H").tolist())
+def _low_bytes(cards: int) -> int:
+    """0x00FF repeated once a card: picks each card's second byte out of the big integer."""
+    return int.from_bytes(b"\x00\xff" * cards, "big")
+
+
+def card_codes(order: str) -> bytes:
+    """One byte per card of an ASCII order, 4 x rank + suit for a card code and 64 or more for anything else."""
+    data = order.encode("ascii")
+    cards, low = len(data) // 2, _low_bytes(len(data) // 2)
+    ranks = (int.from_bytes(data.translate(_RANK_TABLE), "big") >> 8) & low
+    suits = int.from_bytes(data.translate(_SUIT_TABLE), "big") & low
+    return (ranks + suits).to_bytes(2 * cards, "big")[1::2]
 
 
 def is_full_shoe(order: str, decks: int) -> bool:
     """Every card of `decks` decks exactly `decks` times, nothing else: the order is a real shoe, not a stacked one."""
     if len(order) != 104 * decks or not order.isascii():
         return False
-    return sorted(memoryview(order.encode("ascii")).cast("H").tolist()) == _full_shoe(decks)
+    return list(map(card_codes(order).count, _CODES)) == [decks] * 52
 
 
 def reveal_problems(revealed: ShoeRevealed, shuffled: ShoeShuffled | None, decks: int) -> list[str]:

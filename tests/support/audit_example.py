@@ -64,8 +64,17 @@ def records() -> tuple[list[Record[Event]], Shoe]:
         (CREATED, TableCreated(operator_id="demo", created_at=CREATED, settings=settings())),
         (OPENED, shoe_lifecycle.shuffled(shoe, round_id=ROUND_ID)),
     ]
-    step = game.open_round(round_id=ROUND_ID, table_id=TABLE_ID, paytable=paytable, shoe=shoe,
-                           antes=[("player-7", 500)], now=OPENED, window_seconds=15, test=False, actor="demo")
+    step = game.open_round(
+        round_id=ROUND_ID,
+        table_id=TABLE_ID,
+        paytable=paytable,
+        shoe=shoe,
+        antes=[("player-7", 500)],
+        now=OPENED,
+        window_seconds=15,
+        test=False,
+        actor="demo",
+    )
     assert step.round.outcome is Outcome.SPREAD
     events.extend((OPENED, e) for e in step.events)
     raised = game.Raise(bet_id=step.round.bets[0].bet_id)

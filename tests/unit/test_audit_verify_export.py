@@ -26,7 +26,7 @@ from audit.export_format import (
 from audit.merkle import root
 from audit.records import decode_record
 from audit.signed_note import Signer, generate_key, parse_signer, parse_verifier
-from audit.verify_export import FaultKind, VerifyReport, verify_lines
+from audit.verify_export import ExportVerifier, FaultKind, VerifyReport, verify_lines
 from paytables.events import BetSettled
 from shoe.shoe import ShoePolicy
 from tests.support.audit_play import TablePlay, export, line_of, mixed_play, settings
@@ -102,8 +102,26 @@ def _with_body(body: bytes) -> Callable[[RecordLine], RecordLine]:
     return lambda line: msgspec.structs.replace(line, body=msgspec.Raw(body))
 
 
+def _writable(line: Line | BadLine) -> bool:
+    """A line an export could hold: a body written as JSON must be JSON (else the exporter writes base64)."""
+    if type(line) is not RecordLine or line.encoding != "json":
+        return True
+    try:
+        msgspec.json.decode(bytes(line.body))
+    except msgspec.DecodeError:
+        return False
+    return True
+
+
 def check(lines: list[Line] | list[Line | BadLine]) -> VerifyReport:
-    return verify_lines(lines, VERIFIER)
+    """Verify the lines as objects (as `--db` does) and as the bytes of a file (as `verify FILE` does): one verdict."""
+    report = verify_lines(lines, VERIFIER)
+    decoded = [x for x in lines if type(x) is not BadLine]
+    if len(decoded) == len(lines) and all(_writable(x) for x in decoded):
+        checker = ExportVerifier(VERIFIER)
+        checker.feed_bytes(encode_lines(decoded).splitlines(keepends=True))  # type: ignore[arg-type]
+        assert checker.report() == report
+    return report
 
 
 def only_break(report: VerifyReport, table: TablePlay) -> tuple[FaultKind, int | None]:
