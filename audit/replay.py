@@ -49,6 +49,11 @@ class TypedRecordLine(msgspec.Struct, frozen=True, kw_only=True, tag="record", t
 
 
 _typed_line = msgspec.json.Decoder(TypedRecordLine)
+# The system chain (service start and stop, settings, migrations, failed sign-ins) is kept in the audit log under the
+# nil UUID with events of its own (audit/system_events.py, from the checkpoint work): verify checks it like any
+# chain; there is no round in it to replay.
+SYSTEM_CHAIN_ID = "00000000-0000-0000-0000-000000000000"
+_SYSTEM_RECORD = b'{"type":"record","table_id":"' + SYSTEM_CHAIN_ID.encode() + b'"'
 _RECORD = b'{"type":"record"'
 
 
@@ -67,6 +72,7 @@ class ReplayReport(msgspec.Struct, frozen=True, kw_only=True):
     unrevealed_rounds: int  # over, but their cut-card shoe is still in play, so its order is secret
     partial_rounds: int  # opened before the export starts (`--since`)
     schema1_records: int  # untyped records from before schema 2: verified by `verify`, not replayed
+    system_records: int = 0  # the system chain's: verified by `verify`; no rounds in them
     test_rounds: int  # test-table rounds: replayed, but kept out of the summary
     summary: list[GroupSummary]
 
@@ -80,7 +86,7 @@ class Replayer:
         self.rounds: dict[str, RecordedRound] = {}  # opened and not yet replayed
         self.mismatches: list[Mismatch] = []
         self.stats = ReplayStats()
-        self.replayed = self.matched = self.partial = self.schema1 = 0
+        self.replayed = self.matched = self.partial = self.schema1 = self.system = 0
         self.states: dict[str, Round] | None = {} if keep_states else None  # the recorded state of every round
         self.rerun = rerun  # False: only read the rounds (their recorded states), re-run none
 
@@ -96,6 +102,9 @@ class Replayer:
         for data in raw_lines:
             if not data.startswith(_RECORD):
                 continue
+            if data.startswith(_SYSTEM_RECORD):
+                self.system += 1
+                continue
             try:
                 line = decode(data)
             except msgspec.DecodeError:
@@ -106,6 +115,9 @@ class Replayer:
             self.record(line.table_id, line.body)
 
     def record_line(self, line: RecordLine) -> None:
+        if line.table_id == SYSTEM_CHAIN_ID:
+            self.system += 1
+            return
         try:
             record = decode_record(body_bytes(line))
         except msgspec.DecodeError as exc:
@@ -281,6 +293,7 @@ class Replayer:
             unrevealed_rounds=unrevealed,
             partial_rounds=self.partial,
             schema1_records=self.schema1,
+            system_records=self.system,
             test_rounds=self.stats.test_rounds,
             summary=self.stats.summary(),
         )

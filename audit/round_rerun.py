@@ -8,6 +8,7 @@ afresh, and every one must equal its record field for field.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -124,16 +125,25 @@ def _end(
 ) -> Step | str:
     """The move that ended a round the players did not finish: a void, the dealer's close or the deadline."""
     if type(ended) is RoundVoided:
-        return game.void_round(step.round, step.shoe, paytable, reason=ended.reason, now=at, actor=ended.actor)
+        extra = _requested_by(ended)
+        return game.void_round(step.round, step.shoe, paytable, reason=ended.reason, now=at, actor=ended.actor, **extra)
     if closing is None:
         return "the round settled while bets were undecided, and no record says who closed it"
     if closing.by is DecidedBy.DEALER:
-        return game.close_window(step.round, step.shoe, paytable, now=at, actor=closing.actor)
+        extra = _requested_by(closing)
+        return game.close_window(step.round, step.shoe, paytable, now=at, actor=closing.actor, **extra)
     expired = game.settle_if_expired(step.round, step.shoe, paytable, now=at)
     if expired is None:
         closes = step.round.raise_window_closes_at
         return f"settled by timeout at {at.isoformat()}, before its raise window closed at {closes}"
     return expired
+
+
+def _requested_by(event: Decided | RoundVoided) -> dict[str, Any]:
+    """Who asked for a close or a void, where the records say (the events gain `requested_by` with the checkpoint
+    work, issue 8): passed back to the game core so it writes the same event again."""
+    asked = getattr(event, "requested_by", None)
+    return {} if asked is None else {"requested_by": asked}
 
 
 def compare(round_id: str, recorded: list[Event], replayed: tuple[Event, ...]) -> list[str]:

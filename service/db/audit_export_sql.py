@@ -11,8 +11,11 @@ import msgspec
 
 from service.db import Conn
 
-# The checkpoint table is made by migration 004 (the service's checkpoints); until it exists there are none to read.
+# Migration 004 (the service's checkpoints) makes the checkpoint table and the system chain's head; until it exists
+# there are no checkpoints and no system chain to export.
 CHECKPOINT_TABLE = "audit_checkpoints"
+SYSTEM_CHAIN_TABLE = "system_chain"
+SYSTEM_OPERATOR = "system"  # the system chain belongs to no operator: only auditors export it
 
 
 class ExportTable(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,7 +45,9 @@ _RECORD_COLUMNS = "seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, te
 async def select_export_tables(
     conn: Conn, *, operator_id: str | None, table_id: UUID | None = None, after: UUID | None = None
 ) -> list[ExportTable]:
-    """The tables to export in table_id order: one operator's (None: every operator's, for an auditor)."""
+    """The chains to export in table_id order: one operator's tables, or (None) every operator's and the system
+    chain, for an auditor."""
+    system = [] if operator_id is not None else await _system_chain(conn, table_id, after)
     rows = await conn.fetch(
         "SELECT table_id, operator_id, audit_seq, audit_hash FROM game_tables"
         " WHERE ($1::text IS NULL OR operator_id = $1) AND ($2::uuid IS NULL OR table_id = $2)"
@@ -51,8 +56,27 @@ async def select_export_tables(
         table_id,
         after,
     )
+    return sorted(
+        system
+        + [
+            ExportTable(table_id=r["table_id"], operator_id=r["operator_id"], seq=r["audit_seq"], hash=r["audit_hash"])
+            for r in rows
+        ],
+        key=lambda t: t.table_id,
+    )
+
+
+async def _system_chain(conn: Conn, table_id: UUID | None, after: UUID | None) -> list[ExportTable]:
+    if await conn.fetchval("SELECT to_regclass($1)", SYSTEM_CHAIN_TABLE) is None:
+        return []
+    rows = await conn.fetch(
+        f"SELECT table_id, audit_seq, audit_hash FROM {SYSTEM_CHAIN_TABLE}"  # noqa: S608 - a constant name
+        " WHERE ($1::uuid IS NULL OR table_id = $1) AND ($2::uuid IS NULL OR table_id >= $2)",
+        table_id,
+        after,
+    )
     return [
-        ExportTable(table_id=r["table_id"], operator_id=r["operator_id"], seq=r["audit_seq"], hash=r["audit_hash"])
+        ExportTable(table_id=r["table_id"], operator_id=SYSTEM_OPERATOR, seq=r["audit_seq"], hash=r["audit_hash"])
         for r in rows
     ]
 

@@ -332,3 +332,21 @@ def test_schema_one_records_are_counted_and_left_to_verify() -> None:
     replayer.feed_bytes([line])
     report = replayer.report()
     assert (report.ok, report.schema1_records, report.rounds) == (True, 1, 0)
+
+
+def test_the_system_chain_is_left_to_verify() -> None:
+    """Its records (service start and stop, migrations, failed sign-ins) hold no round: counted, not replayed."""
+    nil = "00000000-0000-0000-0000-000000000000"
+    body = (
+        b'{"event":{"kind":"service_started"},"recorded_at":"2026-05-01T12:00:00Z","schema":2,"seq":1,'
+        b'"table_id":"' + nil.encode() + b'","test":false}'
+    )
+    line = (
+        b'{"type":"record","table_id":"' + nil.encode() + b'","seq":1,"prev_hash":"00","hash":"00",'
+        b'"recorded_at":"2026-05-01T12:00:00Z","kind":"service_started","round_id":null,"bet_id":null,'
+        b'"test":false,"encoding":"json","body":' + body + b"}\n"
+    )
+    replayer = Replayer()
+    replayer.feed_bytes([line])
+    report = replayer.report()
+    assert (report.ok, report.system_records, report.rounds) == (True, 1, 0)
