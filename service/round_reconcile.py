@@ -4,8 +4,10 @@ The records are the evidence and the row is what the service acts on (it settles
 a row changed without its records, or records with no row, is a fault either way. The recorded states come from
 `audit.replay.Replayer(keep_states=True).recorded_states()`.
 
-The security work (issue 7) adds a reconcile function to `service/audit_verify.py` at the same time; this one has
-the same job and a small surface (`reconcile_rounds(conn, recorded)`), so either can replace the other on merge.
+The security work (issue 7) adds `reconcile_rounds(conn) -> RoundsReport` to `service/audit_verify.py` at the same
+time, comparing the status column and the fields a bet settles with. This one compares the whole state (cards,
+times, spread, decisions too) from the states the replay already folded, and the status column; the CLI calls it
+in one place (`service/audit_commands.py`), so either can replace the other on merge.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ async def reconcile_rounds(conn: Conn, recorded: Mapping[str, Round]) -> list[Ro
     """Every stored round against the state its records describe, and every recorded round against its row."""
     differences: list[RoundDifference] = []
     seen: set[str] = set()
-    async for row in conn.cursor("SELECT round_id, state FROM rounds ORDER BY round_id", prefetch=2000):
+    async for row in conn.cursor("SELECT round_id, status, state FROM rounds ORDER BY round_id", prefetch=2000):
         round_id = str(row["round_id"])
         seen.add(round_id)
         try:
@@ -40,8 +42,12 @@ async def reconcile_rounds(conn: Conn, recorded: Mapping[str, Round]) -> list[Ro
         expected = recorded.get(round_id)
         if expected is None:
             differences.append(RoundDifference(round_id=round_id, detail="stored, but no round_opened record names it"))
-        elif stored != expected:
-            differences.append(RoundDifference(round_id=round_id, detail=describe(stored, expected)))
+        else:
+            if stored != expected:
+                differences.append(RoundDifference(round_id=round_id, detail=describe(stored, expected)))
+            if row["status"] != expected.status.value:  # the column the sweeper and the lists select by
+                detail = f"its status column is {row['status']!r}, its records say {expected.status.value!r}"
+                differences.append(RoundDifference(round_id=round_id, detail=detail))
     differences.extend(
         RoundDifference(round_id=round_id, detail="its records open a round that is not stored")
         for round_id in sorted(set(recorded) - seen)

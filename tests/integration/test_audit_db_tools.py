@@ -164,3 +164,16 @@ async def test_the_export_carries_every_checkpoint_and_the_system_chain_and_they
         assert json.loads(text)["system_records"] == 1
         code, text, err = await reddog(url, "audit", "verify", "--db", "--public-key", KEY.verifier_key)
         assert code == 0, (text, err)
+
+
+async def test_a_stored_status_column_changed_without_its_records_is_reported(database_server: str) -> None:
+    async with scratch_database(database_server) as url:
+        round_id, _ = await play(url)
+        db = await asyncpg.connect(url)
+        try:
+            await db.execute("UPDATE rounds SET status = 'void' WHERE round_id = $1", UUID(round_id))
+        finally:
+            await db.close()
+        code, out, err = await reddog(url, "audit", "verify", "--db")
+        assert code == 1, (out, err)
+        assert f"STORED ROUND DIFFERS {round_id}: its status column is 'void', its records say 'settled'" in err
