@@ -243,7 +243,7 @@ class Replayer:
             return shoe.position + recorded.card_count()
         table = self.tables.get(recorded.table_id)
         settings = None if table is None else table.settings
-        paytable = _paytable(opened.paytable)
+        paytable = released_paytable(opened.paytable)
         self.replayed += 1
         problem = _paytable_problem(opened.paytable, opened.paytable_sha256)
         if problem is not None or isinstance(paytable, str):
@@ -318,7 +318,7 @@ def _window(recorded: RecordedRound, settings: TableSettings | None) -> int:
 
 
 @functools.cache
-def _paytable(paytable_id: str) -> Paytable | str:
+def released_paytable(paytable_id: str) -> Paytable | str:
     try:
         return loader.get(paytable_id)
     except loader.PaytableError as exc:
@@ -327,7 +327,7 @@ def _paytable(paytable_id: str) -> Paytable | str:
 
 def _paytable_problem(paytable_id: str, recorded_sha256: str) -> str | None:
     """Why the released file cannot be the paytable a record names (None: it is)."""
-    paytable = _paytable(paytable_id)
+    paytable = released_paytable(paytable_id)
     if isinstance(paytable, str):
         return f"paytable {paytable_id}: {paytable}"
     if paytable.sha256 != recorded_sha256:

@@ -90,7 +90,7 @@ class ReplayStats:
 
     def _group(self, key: tuple[str, int], tally: _Tally) -> GroupSummary:
         paytable, decks = key
-        probabilities = _probabilities(paytable, decks)
+        probabilities = outcome_odds(paytable, decks)
         outcomes = {
             name: OutcomeCount(
                 observed=tally.outcomes.get(name, 0),
@@ -117,7 +117,7 @@ class ReplayStats:
 
 
 @functools.cache
-def _probabilities(paytable: str, decks: int) -> dict[str, Fraction]:
+def outcome_odds(paytable: str, decks: int) -> dict[str, Fraction]:
     return outcome_probabilities(loader.get(paytable), decks)
 
 

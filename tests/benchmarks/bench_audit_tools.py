@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from audit import replay as replay_module
+from audit import replay_stats
 from audit.checkpoint import Checkpoint, sign_checkpoint
 from audit.export_format import (
     CheckpointLine,
@@ -104,6 +106,9 @@ def verify(path: Path) -> object:
 
 
 def replay(path: Path) -> object:
+    # Every run pays for the exact outcome odds and the paytable files, as a fresh `reddog audit replay` would.
+    replay_stats.outcome_odds.cache_clear()
+    replay_module.released_paytable.cache_clear()
     replayer = Replayer()
     with path.open("rb") as stream:
         replayer.feed_bytes(read_raw_lines(stream))
