@@ -30,8 +30,6 @@ from paytables.refusals import GameError
 from paytables.round import DealtCard, Round, RoundStatus, Step
 from shoe.shoe import Shoe, ShoeError
 
-ROUND_EVENTS = (RoundOpened, CardDealt, SpreadAnnounced, Decided, BetSettled, RoundSettled, RoundVoided)
-
 
 class RecordedRound:
     """A round's records as they were read, in chain order; `events` holds them all, the rest indexes them."""
@@ -46,10 +44,6 @@ class RecordedRound:
         self.events: list[Event] = []
         self.decided_at: list[datetime] = []  # recorded_at of each player decision, in order
         self.ended: RoundSettled | RoundVoided | None = None
-
-    @property
-    def cards(self) -> list[CardDealt]:
-        return [e for e in self.events if type(e) is CardDealt]
 
     def first_shoe_index(self) -> int | None:
         for event in self.events:

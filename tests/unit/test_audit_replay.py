@@ -350,3 +350,20 @@ def test_the_system_chain_is_left_to_verify() -> None:
     replayer.feed_bytes([line])
     report = replayer.report()
     assert (report.ok, report.system_records, report.rounds) == (True, 1, 0)
+
+
+def test_a_round_dealt_from_a_shoe_already_revealed_is_a_mismatch() -> None:
+    """Its order was public before its cards came out: the worst thing a shoe can do, however the cards fall."""
+    table = TABLES[0]  # per-round shoes: each revealed right after its round
+    records = list(table.records)
+    first = next(r.event for r in records if isinstance(r.event, ShoeRevealed))
+    second = next(
+        i for i, r in enumerate(records) if isinstance(r.event, RoundOpened) and r.event.commitment != first.commitment
+    )
+    event = records[second].event
+    assert isinstance(event, RoundOpened)
+    records[second] = msgspec.structs.replace(
+        records[second], event=msgspec.structs.replace(event, commitment=first.commitment)
+    )
+    found = mismatches_of(rechained(table, records))
+    assert f"{event.round_id} dealt from shoe {first.commitment[:16]} after it was revealed" in found
