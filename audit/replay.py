@@ -8,7 +8,6 @@ against its commitment, the order against a real shoe, the cut card against the 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 import msgspec
@@ -17,9 +16,15 @@ from audit.chain import Record, envelope
 from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
 from audit.records import decode_record
 from audit.replay_stats import GroupSummary, ReplayStats
-from audit.round_rerun import RecordedRound, recorded_state, rerun
+from audit.round_rerun import (
+    RecordedRound,
+    paytable_problem,
+    raise_window_of,
+    released_paytable,
+    rerun,
+    state_of,
+)
 from audit.shoe_checks import ShoeTrack, TableTrack, name, on_opened, on_revealed, on_shuffled, shoe_at
-from paytables import loader
 from paytables.events import (
     BetSettled,
     CardDealt,
@@ -35,9 +40,7 @@ from paytables.events import (
     TableClosed,
     TableCreated,
 )
-from paytables.paytable import Paytable
 from paytables.round import Round
-from paytables.table import TableSettings
 from shoe.shoe import Shoe
 
 
@@ -193,7 +196,7 @@ class Replayer:
 
     def _table_created(self, table_id: str, event: TableCreated) -> None:
         self._table(table_id).settings = event.settings
-        problem = _paytable_problem(event.settings.paytable, event.settings.paytable_sha256)
+        problem = paytable_problem(event.settings.paytable, event.settings.paytable_sha256)
         if problem is not None:
             self._mismatch(table_id, None, f"table_created: {problem}")
 
@@ -250,14 +253,14 @@ class Replayer:
         opened = recorded.opened
         assert opened is not None
         if self.states is not None:
-            self.states[recorded.round_id] = _state(recorded)
+            self.states[recorded.round_id] = state_of(recorded)
         if not self.rerun:
             return shoe.position + recorded.card_count()
         table = self.tables.get(recorded.table_id)
         settings = None if table is None else table.settings
         paytable = released_paytable(opened.paytable)
         self.replayed += 1
-        problem = _paytable_problem(opened.paytable, opened.paytable_sha256)
+        problem = paytable_problem(opened.paytable, opened.paytable_sha256)
         if problem is not None or isinstance(paytable, str):
             self._mismatch(recorded.table_id, recorded.round_id, problem or "no paytable")
             return shoe.position + recorded.card_count()
@@ -266,7 +269,7 @@ class Replayer:
                 f"{opened.paytable} with {opened.decks} deck(s) at a {settings.paytable} {settings.decks}-deck table"
             )
             self._mismatch(recorded.table_id, recorded.round_id, detail)
-        window = _window(recorded, settings)
+        window = raise_window_of(recorded, settings)
         step, problems = rerun(recorded, shoe, paytable, window)
         for problem in problems:
             self._mismatch(recorded.table_id, recorded.round_id, problem)
@@ -280,7 +283,7 @@ class Replayer:
         states = dict(self.states or {})
         for recorded in self.rounds.values():
             if recorded.opened is not None:
-                states[recorded.round_id] = _state(recorded)
+                states[recorded.round_id] = state_of(recorded)
         return states
 
     def report(self) -> ReplayReport:
@@ -309,42 +312,6 @@ class Replayer:
             test_rounds=self.stats.test_rounds,
             summary=self.stats.summary(),
         )
-
-
-def _state(recorded: RecordedRound) -> Round:
-    opened = recorded.opened
-    assert opened is not None
-    return recorded_state(recorded, opened.paytable, opened.paytable_sha256, opened.decks, opened.commitment)
-
-
-def _window(recorded: RecordedRound, settings: TableSettings | None) -> int:
-    """The table's raise window; from the round's own deadline only when the export lacks the table's settings."""
-    if settings is not None:
-        return settings.raise_window_seconds
-    opened = recorded.opened
-    assert opened is not None
-    for event in recorded.events:
-        if type(event) is SpreadAnnounced:
-            return int((event.raise_window_closes_at - opened.opened_at).total_seconds())
-    return 0
-
-
-@functools.cache
-def released_paytable(paytable_id: str) -> Paytable | str:
-    try:
-        return loader.get(paytable_id)
-    except loader.PaytableError as exc:
-        return str(exc)
-
-
-def _paytable_problem(paytable_id: str, recorded_sha256: str) -> str | None:
-    """Why the released file cannot be the paytable a record names (None: it is)."""
-    paytable = released_paytable(paytable_id)
-    if isinstance(paytable, str):
-        return f"paytable {paytable_id}: {paytable}"
-    if paytable.sha256 != recorded_sha256:
-        return f"paytable {paytable_id}: recorded sha256 {recorded_sha256}, the released file's is {paytable.sha256}"
-    return None
 
 
 def replay_lines(lines: Iterable[Line | BadLine]) -> ReplayReport:

@@ -7,11 +7,13 @@ afresh, and every one must equal its record field for field.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
+from paytables import loader
 from paytables import round as game
 from paytables.events import (
     BetSettled,
@@ -28,6 +30,7 @@ from paytables.paytable import Paytable
 from paytables.red_dog import Decision, Outcome, RuleError
 from paytables.refusals import GameError
 from paytables.round import DealtCard, Round, RoundStatus, Step
+from paytables.table import TableSettings
 from shoe.shoe import Shoe, ShoeError
 
 
@@ -226,3 +229,40 @@ def _fold(rnd: Round, event: Event, bets: dict[str, game.Bet], cards: list[Dealt
         case RoundVoided(reason=reason, voided_at=at):
             return msgspec.structs.replace(rnd, status=RoundStatus.VOID, settled_at=at, void_reason=reason)
     return rnd
+
+
+def state_of(recorded: RecordedRound) -> Round:
+    """The state its records describe, for an opened round."""
+    opened = recorded.opened
+    assert opened is not None
+    return recorded_state(recorded, opened.paytable, opened.paytable_sha256, opened.decks, opened.commitment)
+
+
+def raise_window_of(recorded: RecordedRound, settings: TableSettings | None) -> int:
+    """The table's raise window; from the round's own deadline only when the export lacks the table's settings."""
+    if settings is not None:
+        return settings.raise_window_seconds
+    opened = recorded.opened
+    assert opened is not None
+    for event in recorded.events:
+        if type(event) is SpreadAnnounced:
+            return int((event.raise_window_closes_at - opened.opened_at).total_seconds())
+    return 0
+
+
+@functools.cache
+def released_paytable(paytable_id: str) -> Paytable | str:
+    try:
+        return loader.get(paytable_id)
+    except loader.PaytableError as exc:
+        return str(exc)
+
+
+def paytable_problem(paytable_id: str, recorded_sha256: str) -> str | None:
+    """Why the released file cannot be the paytable a record names (None: it is)."""
+    paytable = released_paytable(paytable_id)
+    if isinstance(paytable, str):
+        return f"paytable {paytable_id}: {paytable}"
+    if paytable.sha256 != recorded_sha256:
+        return f"paytable {paytable_id}: recorded sha256 {recorded_sha256}, the released file's is {paytable.sha256}"
+    return None

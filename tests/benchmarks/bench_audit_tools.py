@@ -18,8 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from audit import replay as replay_module
-from audit import replay_stats
+from audit import replay_stats, round_rerun
 from audit.checkpoint import Checkpoint, sign_checkpoint
 from audit.export_format import (
     CheckpointLine,
@@ -108,7 +107,7 @@ def verify(path: Path) -> object:
 def replay(path: Path) -> object:
     # Every run pays for the exact outcome odds and the paytable files, as a fresh `reddog audit replay` would.
     replay_stats.outcome_odds.cache_clear()
-    replay_module.released_paytable.cache_clear()
+    round_rerun.released_paytable.cache_clear()
     replayer = Replayer()
     with path.open("rb") as stream:
         replayer.feed_bytes(read_raw_lines(stream))
