@@ -12,7 +12,7 @@ from datetime import datetime
 import msgspec
 
 from paytables.red_dog import Decision, Outcome, Result, Transaction
-from paytables.table import TableSettings
+from paytables.table import DealMode, TableSettings
 from shoe.shoe import ShoePolicy
 
 
@@ -64,7 +64,7 @@ class OpenedBet(msgspec.Struct, frozen=True, kw_only=True):
     ante: int
 
 
-class RoundOpened(_Event, frozen=True, tag="round_opened"):
+class RoundOpened(_Event, frozen=True, tag="round_opened", omit_defaults=True):
     round_id: str
     paytable: str
     paytable_sha256: str
@@ -73,9 +73,12 @@ class RoundOpened(_Event, frozen=True, tag="round_opened"):
     opened_at: datetime
     bets: tuple[OpenedBet, ...]
     actor: str  # the operator that opened it
+    deal: DealMode = DealMode.SHARED  # per_seat: each bet is dealt its own hand (written only then)
 
 
-class CardDealt(_Event, frozen=True, tag="card_dealt"):
+# The per-seat fields below are left out of the bytes while unset (omit_defaults), so a shared deal's records read
+# exactly as they did before per-seat deals existed.
+class CardDealt(_Event, frozen=True, tag="card_dealt", omit_defaults=True):
     round_id: str
     position: int  # in its hand: 1 and 2 are the posts, 3 the third card
     card: str
@@ -84,7 +87,7 @@ class CardDealt(_Event, frozen=True, tag="card_dealt"):
     seat: int | None = None  # per-seat deals: whose hand (1 = the round's first bet)
 
 
-class SpreadAnnounced(_Event, frozen=True, tag="spread_announced"):
+class SpreadAnnounced(_Event, frozen=True, tag="spread_announced", omit_defaults=True):
     round_id: str
     spread: int
     odds: int
@@ -104,7 +107,7 @@ class Decided(_Event, frozen=True, tag="decision", omit_defaults=True):
     requested_by: str | None = None  # a dealer's close: who asked for it, as the operator said (optional)
 
 
-class BetSettled(_Event, frozen=True, tag="bet_settled"):
+class BetSettled(_Event, frozen=True, tag="bet_settled", omit_defaults=True):
     round_id: str
     bet_id: str
     player_id: str

@@ -200,6 +200,7 @@ def _opened_event(rnd: Round, actor: str) -> RoundOpened:
         opened_at=rnd.opened_at,
         bets=tuple(OpenedBet(bet_id=b.bet_id, player_id=b.player_id, ante=b.ante) for b in rnd.bets),
         actor=actor,
+        deal=rnd.deal,
     )
 
 

@@ -16,7 +16,15 @@ from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import auth_failures, checkpoints, logs, sweeper, system_chain
-from service.api import audit_routes, inbetween_routes, paytable_routes, recall_routes, round_routes, table_routes
+from service.api import (
+    audit_record_routes,
+    audit_routes,
+    inbetween_routes,
+    paytable_routes,
+    recall_routes,
+    round_routes,
+    table_routes,
+)
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -74,6 +82,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
             *table_routes.handlers,
             *round_routes.handlers,
             *audit_routes.handlers,
+            *audit_record_routes.handlers,
             *recall_routes.handlers,
         ],
         before_request=authenticate,

@@ -31,6 +31,9 @@ def register(sub: Any) -> None:
     p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")
     p.add_argument("--out", required=True, help="the key file to create (never overwritten)")
     p.set_defaults(handler=cmd_audit_keygen)
+    from service import audit_commands
+
+    audit_commands.register(sub)
 
 
 def _settings() -> Settings:

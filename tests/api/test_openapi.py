@@ -63,6 +63,10 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
 # An empty body is the same as {}.
 OPTIONAL_BODIES = {("/v1/rounds/{round_id}/close", "post"), ("/v1/rounds/{round_id}/recall-link", "post")}
 PUBLIC = ("/v1/paytables", "/v1/audit/public-key", "/v1/inbetween/rulesets")
+# Routes whose success body is not one JSON document: (path, method) -> (media type, error statuses)
+STREAMS: dict[tuple[str, str], tuple[str, set[str]]] = {
+    ("/v1/audit/records", "get"): ("application/x-ndjson", {"400", "401", "404", "503"}),
+}
 REF = "#/components/schemas/"
 
 
@@ -80,7 +84,19 @@ async def doc(database_url: str) -> dict[str, Any]:
 def test_the_document_lists_every_v1_path_and_method_and_no_others(doc: dict[str, Any]) -> None:
     methods = {"get", "post", "put", "patch", "delete"}
     documented = {(p, m) for p, ops in doc["paths"].items() if p.startswith("/v1") for m in ops if m in methods}
-    assert documented == set(ROUTES)
+    assert documented == set(ROUTES) | set(STREAMS)
+
+
+@pytest.mark.parametrize(("path", "method"), list(STREAMS))
+def test_each_streamed_route_documents_its_media_type_its_problems_and_its_headers(
+    doc: dict[str, Any], path: str, method: str
+) -> None:
+    media, errors = STREAMS[(path, method)]
+    op = doc["paths"][path][method]
+    assert list(op["responses"]["200"]["content"]) == [media]
+    assert errors <= set(op["responses"])
+    headers = {p["name"].lower() for p in op["parameters"] if p["in"] == "header" and p["required"]}
+    assert {"x-operator-id", "x-timestamp", "x-signature"} <= headers
 
 
 @pytest.mark.parametrize(("path", "method"), list(ROUTES))

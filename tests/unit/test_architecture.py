@@ -17,7 +17,13 @@ THIRD_PARTY = {"paytables": {"msgspec"}, "shoe": {"msgspec"}, "audit": {"msgspec
 # Which project packages each pure package may import. audit's chain stays generic; only the modules that read
 # records back as the game's typed events (records, replay) know the game core.
 PROJECT_ALLOWED = {"paytables": {"paytables", "shoe"}, "shoe": {"shoe"}, "audit": {"audit"}}
-AUDIT_READERS = {"audit/records.py", "audit/replay.py"}
+AUDIT_READERS = {
+    "audit/records.py",
+    "audit/replay.py",
+    "audit/round_rerun.py",
+    "audit/shoe_checks.py",
+    "audit/replay_stats.py",
+}
 
 
 def imported_top_level_names(source: str) -> set[str]:

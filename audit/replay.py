@@ -1,0 +1,320 @@
+"""Replay an audit export: every round rebuilt from its records alone and re-run through the game core.
+
+Rounds wait for their shoe's reveal, which comes after them in the chain (right after a per-round shoe's round,
+much later for a cut-card shoe); then each is re-run from the revealed order at the position its shoe had reached,
+with the released paytable, and compared with its records. The shoes themselves are checked too: the reveal
+against its commitment, the order against a real shoe, the cut card against the table's penetration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from audit.chain import Record, envelope
+from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
+from audit.records import decode_record
+from audit.replay_stats import GroupSummary, ReplayStats
+from audit.round_rerun import (
+    RecordedRound,
+    paytable_problem,
+    raise_window_of,
+    released_paytable,
+    rerun,
+    state_of,
+)
+from audit.shoe_checks import ShoeTrack, TableTrack, name, on_opened, on_revealed, on_shuffled, shoe_at
+from paytables.events import (
+    BetSettled,
+    CardDealt,
+    Decided,
+    DecidedBy,
+    Event,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    ShoeRevealed,
+    ShoeShuffled,
+    SpreadAnnounced,
+    TableClosed,
+    TableCreated,
+)
+from paytables.round import Round
+from shoe.shoe import Shoe
+
+
+class TypedRecordLine(msgspec.Struct, frozen=True, kw_only=True, tag="record", tag_field="type"):
+    """A record line decoded with its body as the typed record: one pass over the bytes instead of two."""
+
+    table_id: str
+    body: Record[Event]
+
+
+_typed_line = msgspec.json.Decoder(TypedRecordLine)
+# The system chain (service start and stop, settings, migrations, failed sign-ins) is kept in the audit log under the
+# nil UUID with events of its own (audit/system_events.py, from the checkpoint work): verify checks it like any
+# chain; there is no round in it to replay.
+SYSTEM_CHAIN_ID = "00000000-0000-0000-0000-000000000000"
+_SYSTEM_RECORD = b'{"type":"record","table_id":"' + SYSTEM_CHAIN_ID.encode() + b'"'
+_RECORD = b'{"type":"record"'
+
+
+class Mismatch(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    round_id: str | None
+    detail: str
+
+
+class ReplayReport(msgspec.Struct, frozen=True, kw_only=True):
+    ok: bool
+    rounds: int  # rounds re-run through the game core
+    matched: int  # ... whose every event equals its record
+    mismatches: list[Mismatch]
+    open_rounds: int  # still in their raise window: nothing to replay yet
+    unrevealed_rounds: int  # over, but their cut-card shoe is still in play, so its order is secret
+    partial_rounds: int  # opened before the export starts (`--since`)
+    schema1_records: int  # untyped records from before schema 2: verified by `verify`, not replayed
+    test_rounds: int  # test-table rounds: replayed, but kept out of the summary
+    summary: list[GroupSummary]
+    system_records: int = 0  # the system chain's: verified by `verify`; no rounds in them
+
+
+class Replayer:
+    """Feed it an export's lines; `report()` says which rounds re-ran to exactly their records and which did not."""
+
+    def __init__(self, *, keep_states: bool = False, rerun: bool = True) -> None:
+        self.tables: dict[str, TableTrack] = {}
+        self.shoes: dict[str, ShoeTrack] = {}
+        self.revealed: set[str] = set()  # commitments already revealed: no card may come from them any more
+        self.rounds: dict[str, RecordedRound] = {}  # opened and not yet replayed
+        self.mismatches: list[Mismatch] = []
+        self.stats = ReplayStats()
+        self.replayed = self.matched = self.partial = self.schema1 = self.system = 0
+        self.states: dict[str, Round] | None = {} if keep_states else None  # the recorded state of every round
+        self.rerun = rerun  # False: only read the rounds (their recorded states), re-run none
+
+    def feed(self, lines: Iterable[Line | BadLine]) -> None:
+        """Lines already decoded (from the database, say)."""
+        for line in lines:
+            if type(line) is RecordLine:
+                self.record_line(line)
+
+    def feed_bytes(self, raw_lines: Iterable[bytes]) -> None:
+        """An export's lines as bytes: each record line is decoded once, straight into its typed event."""
+        decode = _typed_line.decode
+        for data in raw_lines:
+            if not data.startswith(_RECORD):
+                continue
+            if data.startswith(_SYSTEM_RECORD):
+                self.system += 1
+                continue
+            try:
+                line = decode(data)
+            except msgspec.DecodeError:
+                self._slow_line(data)
+                continue
+            self.record(line.table_id, line.body)
+
+    def _slow_line(self, data: bytes) -> None:
+        """A record line whose body is no typed record (schema 1, base64, damaged): read it the general way."""
+        try:
+            found = decode_line(data)
+        except msgspec.DecodeError as exc:
+            self._mismatch("?", None, f"a line is not an export line ({exc}); verify names it")
+            return
+        if type(found) is RecordLine:
+            self.record_line(found)
+
+    def record_line(self, line: RecordLine) -> None:
+        if line.table_id == SYSTEM_CHAIN_ID:
+            self.system += 1
+            return
+        try:
+            record = decode_record(body_bytes(line))
+        except msgspec.DecodeError as exc:
+            self._undecodable(line, exc)
+            return
+        self.record(line.table_id, record)
+
+    def record(self, table_id: str, record: Record[Event]) -> None:
+        event = record.event
+        match event:
+            case CardDealt():
+                self._round(table_id, event.round_id, record.test).events.append(event)
+                shoe = self.shoes.get(event.commitment)
+                if shoe is not None and shoe.dealt <= event.shoe_index:
+                    shoe.dealt = event.shoe_index + 1
+            case Decided():
+                recorded = self._round(table_id, event.round_id, record.test)
+                recorded.events.append(event)
+                if event.by is DecidedBy.PLAYER:
+                    recorded.decided_at.append(record.recorded_at)
+            case RoundSettled() | RoundVoided():
+                recorded = self._round(table_id, event.round_id, record.test)
+                recorded.events.append(event)
+                recorded.ended = event
+            case SpreadAnnounced() | BetSettled():
+                self._round(table_id, event.round_id, record.test).events.append(event)
+            case RoundOpened():
+                self._opened(table_id, event, record.test)
+            case ShoeShuffled():
+                self._shuffled(table_id, event)
+            case ShoeRevealed():
+                self._revealed(table_id, event)
+            case TableCreated():
+                self._table_created(table_id, event)
+            case TableClosed():
+                self._table(table_id).closed = True
+
+    def _round(self, table_id: str, round_id: str, test: bool) -> RecordedRound:
+        """The round a record belongs to; one opened before the export starts is kept aside as partial."""
+        recorded = self.rounds.get(round_id)
+        if recorded is None:
+            recorded = self.rounds[round_id] = RecordedRound(round_id, table_id, test)
+            self.partial += 1
+        return recorded
+
+    def _undecodable(self, line: RecordLine, exc: Exception) -> None:
+        try:
+            schema = envelope(body_bytes(line)).schema
+        except msgspec.DecodeError:
+            schema = 0
+        if schema == 1:
+            self.schema1 += 1
+            return
+        self._mismatch(line.table_id, line.round_id, f"seq {line.seq}: the body is not a record of a known kind: {exc}")
+
+    def _mismatch(self, table_id: str, round_id: str | None, detail: str) -> None:
+        self.mismatches.append(Mismatch(table_id=table_id, round_id=round_id, detail=detail))
+
+    def _table(self, table_id: str) -> TableTrack:
+        table = self.tables.get(table_id)
+        if table is None:
+            table = self.tables[table_id] = TableTrack()
+        return table
+
+    def _table_created(self, table_id: str, event: TableCreated) -> None:
+        self._table(table_id).settings = event.settings
+        problem = paytable_problem(event.settings.paytable, event.settings.paytable_sha256)
+        if problem is not None:
+            self._mismatch(table_id, None, f"table_created: {problem}")
+
+    def _shuffled(self, table_id: str, event: ShoeShuffled) -> None:
+        self.shoes[event.commitment] = ShoeTrack(event)
+        for problem in on_shuffled(self._table(table_id), event):
+            self._mismatch(table_id, event.round_id, problem)
+
+    def _opened(self, table_id: str, event: RoundOpened, test: bool) -> None:
+        recorded = RecordedRound(event.round_id, table_id, test)
+        recorded.opened = event
+        recorded.events.append(event)
+        self.rounds[event.round_id] = recorded
+        if event.commitment in self.revealed:
+            self._mismatch(table_id, event.round_id, f"dealt from {name(event.commitment)} after it was revealed")
+        shoe = self.shoes.get(event.commitment)
+        if shoe is None:
+            shoe = self.shoes[event.commitment] = ShoeTrack(None)
+        shoe.rounds.append(recorded)
+        for problem in on_opened(shoe, event):
+            self._mismatch(table_id, event.round_id, problem)
+
+    def _revealed(self, table_id: str, event: ShoeRevealed) -> None:
+        shoe = self.shoes.pop(event.commitment, None) or ShoeTrack(None)
+        self.revealed.add(event.commitment)
+        decks = len(event.order) // 104 if shoe.shuffled is None else shoe.shuffled.decks
+        for problem in on_revealed(self._table(table_id), shoe, event, decks):
+            self._mismatch(table_id, event.round_id, problem)
+        position = self._replay_shoe(table_id, shoe, event, decks)
+        if position is not None and position != event.dealt:
+            detail = f"{name(event.commitment)}: the reveal says {event.dealt} cards were dealt, its rounds {position}"
+            self._mismatch(table_id, event.round_id, detail)
+
+    def _replay_shoe(self, table_id: str, shoe: ShoeTrack, revealed: ShoeRevealed, decks: int) -> int | None:
+        """Re-run every round dealt from the shoe, in order; the position the shoe ended at (None: not known)."""
+        shuffled = shoe.shuffled
+        position: int | None = 0 if shuffled is not None else None
+        cut = None if shuffled is None else shuffled.cut_position
+        for recorded in shoe.rounds:
+            self.rounds.pop(recorded.round_id, None)
+            if recorded.ended is None:
+                detail = f"its {name(revealed.commitment)} was revealed while the round was open"
+                self._mismatch(table_id, recorded.round_id, detail)
+                continue
+            start = recorded.first_shoe_index()
+            if position is None or start is None:  # dealt before the export starts: take its word for where
+                position = None if start is None else start + recorded.card_count()
+                continue
+            position = self._replay_round(recorded, shoe_at(revealed, decks, position, cut))
+        return position
+
+    def _replay_round(self, recorded: RecordedRound, shoe: Shoe) -> int:
+        """Re-run one round from the shoe at its position; the position after it."""
+        opened = recorded.opened
+        assert opened is not None
+        if self.states is not None:
+            self.states[recorded.round_id] = state_of(recorded)
+        if not self.rerun:
+            return shoe.position + recorded.card_count()
+        table = self.tables.get(recorded.table_id)
+        settings = None if table is None else table.settings
+        paytable = released_paytable(opened.paytable)
+        self.replayed += 1
+        problem = paytable_problem(opened.paytable, opened.paytable_sha256)
+        if problem is not None or isinstance(paytable, str):
+            self._mismatch(recorded.table_id, recorded.round_id, problem or "no paytable")
+            return shoe.position + recorded.card_count()
+        if settings is not None and (settings.paytable, settings.decks) != (opened.paytable, opened.decks):
+            detail = (
+                f"{opened.paytable} with {opened.decks} deck(s) at a {settings.paytable} {settings.decks}-deck table"
+            )
+            self._mismatch(recorded.table_id, recorded.round_id, detail)
+        window = raise_window_of(recorded, settings)
+        step, problems = rerun(recorded, shoe, paytable, window)
+        for problem in problems:
+            self._mismatch(recorded.table_id, recorded.round_id, problem)
+        if not problems:
+            self.matched += 1
+        self.stats.add(opened.paytable, opened.decks, recorded.test, recorded.events)
+        return shoe.position + recorded.card_count() if step is None else step.shoe.position
+
+    def recorded_states(self) -> dict[str, Round]:
+        """Every round's state as its records describe it (`keep_states`): what the stored rounds must equal."""
+        states = dict(self.states or {})
+        for recorded in self.rounds.values():
+            if recorded.opened is not None:
+                states[recorded.round_id] = state_of(recorded)
+        return states
+
+    def report(self) -> ReplayReport:
+        open_rounds = sum(1 for r in self.rounds.values() if r.ended is None and r.opened is not None)
+        unrevealed = sum(1 for r in self.rounds.values() if r.ended is not None and r.opened is not None)
+        mismatches = list(self.mismatches)
+        for table_id, table in self.tables.items():
+            if table.early is not None:
+                mismatches.append(
+                    Mismatch(
+                        table_id=table_id,
+                        round_id=None,
+                        detail=f"shoe {table.early[:16]} was retired before its cut card came out",
+                    )
+                )
+        return ReplayReport(
+            ok=not mismatches,
+            rounds=self.replayed,
+            matched=self.matched,
+            mismatches=mismatches,
+            open_rounds=open_rounds,
+            unrevealed_rounds=unrevealed,
+            partial_rounds=self.partial,
+            schema1_records=self.schema1,
+            system_records=self.system,
+            test_rounds=self.stats.test_rounds,
+            summary=self.stats.summary(),
+        )
+
+
+def replay_lines(lines: Iterable[Line | BadLine]) -> ReplayReport:
+    replayer = Replayer()
+    replayer.feed(lines)
+    return replayer.report()

@@ -1,0 +1,146 @@
+"""What the replayed rounds add up to, per paytable and deck count: money in and out, and outcomes against the odds.
+
+Test-table rounds (forced cards) and voided rounds are counted apart: a forced card is no draw and a refund is no
+return. The outcome counts are set against their exact probabilities on a fresh shoe with Pearson's chi-square.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from fractions import Fraction
+
+import msgspec
+
+from paytables import loader
+from paytables.chi_square import outcome_chi_square, outcome_probabilities
+from paytables.events import BetSettled, Event, RoundSettled, SpreadAnnounced
+from paytables.red_dog import Direction, Outcome
+from paytables.rtp import decimal_string
+
+
+class OutcomeCount(msgspec.Struct, frozen=True, kw_only=True):
+    observed: int
+    expected: str  # hands (rounds, or per-seat bets) x probability, to two places
+    probability: str  # exact, "p/q"
+
+
+class GroupSummary(msgspec.Struct, frozen=True, kw_only=True):
+    paytable: str
+    decks: int
+    rounds: int  # settled rounds
+    voided: int
+    bets: int
+    wagered: int  # every debit: antes, raises, post penalties
+    paid: int  # every credit: payouts (refunds of voided rounds are not counted)
+    rtp: str | None  # paid / wagered, to eight places
+    outcomes: dict[str, OutcomeCount]
+    chi_square: float | None
+    degrees_of_freedom: int | None
+    p_value: float | None
+
+
+class _Tally:
+    __slots__ = ("bets", "hands", "outcomes", "paid", "rounds", "voided", "wagered")
+
+    def __init__(self) -> None:
+        self.rounds = self.voided = self.bets = self.wagered = self.paid = 0
+        self.hands = 0  # outcomes observed: one a shared round, one a bet of a per-seat round
+        self.outcomes: Counter[str] = Counter()
+
+
+class ReplayStats:
+    """Adds up replayed rounds by (paytable, decks)."""
+
+    def __init__(self) -> None:
+        self.tallies: dict[tuple[str, int], _Tally] = {}
+        self.test_rounds = 0
+
+    def add(self, paytable: str, decks: int, test: bool, events: list[Event]) -> None:
+        if test:
+            self.test_rounds += 1
+            return
+        tally = self.tallies.get((paytable, decks))
+        if tally is None:
+            tally = self.tallies[(paytable, decks)] = _Tally()
+        settled = spread = None
+        hands: list[BetSettled] = []  # a per-seat round's settled hands
+        spreads: dict[str, int] = {}  # a per-seat round's spreads, by bet
+        for event in events:
+            kind = type(event)
+            if kind is BetSettled:
+                assert isinstance(event, BetSettled)
+                if event.result == "void":
+                    continue
+                tally.bets += 1
+                if event.outcome is not None:
+                    hands.append(event)
+                for move in event.transactions:
+                    if move.type is Direction.CREDIT:
+                        tally.paid += move.amount
+                    else:
+                        tally.wagered += move.amount
+            elif kind is RoundSettled:
+                settled = event
+            elif kind is SpreadAnnounced:
+                assert isinstance(event, SpreadAnnounced)
+                spread = event.spread
+                if event.bet_id is not None:
+                    spreads[event.bet_id] = event.spread
+        if not isinstance(settled, RoundSettled):
+            tally.voided += 1
+            return
+        tally.rounds += 1
+        # Each per-seat hand is dealt as a fresh shoe's first three cards would be, so it counts as one observation.
+        if settled.outcome is None:
+            for hand in hands:
+                assert hand.outcome is not None
+                tally.outcomes[_outcome_name(hand.outcome, spreads.get(hand.bet_id))] += 1
+            tally.hands += len(hands)
+        else:
+            tally.outcomes[_outcome_name(settled.outcome, spread)] += 1
+            tally.hands += 1
+
+    def summary(self) -> list[GroupSummary]:
+        return [self._group(key, tally) for key, tally in sorted(self.tallies.items())]
+
+    def _group(self, key: tuple[str, int], tally: _Tally) -> GroupSummary:
+        paytable, decks = key
+        probabilities = outcome_odds(paytable, decks)
+        outcomes = {
+            name: OutcomeCount(
+                observed=tally.outcomes.get(name, 0),
+                expected=decimal_string(tally.hands * p, 2),
+                probability=f"{p.numerator}/{p.denominator}",
+            )
+            for name, p in probabilities.items()
+        }
+        chi = outcome_chi_square(dict(tally.outcomes), probabilities) if tally.hands else None
+        return GroupSummary(
+            paytable=paytable,
+            decks=decks,
+            rounds=tally.rounds,
+            voided=tally.voided,
+            bets=tally.bets,
+            wagered=tally.wagered,
+            paid=tally.paid,
+            rtp=decimal_string(Fraction(tally.paid, tally.wagered), 8) if tally.wagered else None,
+            outcomes=outcomes,
+            chi_square=None if chi is None else chi.statistic,
+            degrees_of_freedom=None if chi is None else chi.degrees_of_freedom,
+            p_value=None if chi is None else chi.p_value,
+        )
+
+
+@functools.cache
+def outcome_odds(paytable: str, decks: int) -> dict[str, Fraction]:
+    return outcome_probabilities(loader.get(paytable), decks)
+
+
+def _outcome_name(outcome: Outcome, spread: int | None) -> str:
+    """The names `paytables/rtp.py` gives outcomes: consecutive, pair_push, trips, spread_1 .. spread_11."""
+    if outcome is Outcome.PAIR:
+        return "pair_push"
+    if outcome is Outcome.SPREAD:
+        return f"spread_{spread}"
+    return outcome.value
