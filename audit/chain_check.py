@@ -23,6 +23,9 @@ TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.(?!0{6})\d{6})?Z"
 _sha256 = hashlib.sha256
 
 
+FLUSH_EVERY = 4096  # leaves hashed into the tree together: few calls, bounded memory
+
+
 class FaultKind(enum.StrEnum):
     CHANGED = "changed"  # a record's bytes, hash or link differ from what was chained (or signed)
     MISSING = "missing"  # a record is absent
@@ -227,14 +230,20 @@ class ChainCheck:
             self.last_time, self.last_text = stamp, text
 
     def _leaf(self, digest: bytes) -> None:
+        # Every leaf goes into the tree, whether or not a checkpoint is waiting yet: a paged read (the API) brings a
+        # table's later checkpoints only with later pages, after records they cover have gone by.
         self.count += 1
-        if self.pending:
-            self.batch.append(digest)
-            if self.count == self.pending[0].size:
-                self.range = extend(self.range, self.batch)
-                self.batch = []
-                while self.pending and self.pending[0].size == self.count:
-                    self._check_root(self.pending.pop(0))
+        self.batch.append(digest)
+        if self.pending and self.count == self.pending[0].size:
+            self._flush()
+            while self.pending and self.pending[0].size == self.count:
+                self._check_root(self.pending.pop(0))
+        elif len(self.batch) >= FLUSH_EVERY:
+            self._flush()
+
+    def _flush(self) -> None:
+        self.range = extend(self.range, self.batch)
+        self.batch = []
 
     def expect(self, size: int, root: bytes, source: str) -> None:
         """A checkpoint the chain must match at `size`: checked when the chain gets there."""

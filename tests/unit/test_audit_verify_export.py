@@ -139,6 +139,18 @@ def test_a_clean_export_verifies_with_every_checkpoint_matched_and_signed() -> N
     assert [t.last_seq for t in report.tables] == [len(t.links) for t in TABLES]
 
 
+def test_checkpoints_that_arrive_after_some_of_their_records_still_match_as_a_paged_read_brings_them() -> None:
+    # The API serves a table's records page by page, each page with only the checkpoints it reaches: a checkpoint of
+    # size 17 can come after records 1..10 have gone by, and must still be checked against all seventeen.
+    first, second = TABLES
+    lines = with_checkpoints(export(TABLES), [signed(second, 17)])
+    late = signed(first, len(first.links))
+    lines.insert(at(lines, first, 10) + 1, late)
+    report = check(lines)
+    assert report.ok, report.faults
+    assert (report.checkpoints, report.checkpoints_matched) == (2, 2)
+
+
 def test_an_export_survives_its_own_file_format_byte_for_byte() -> None:
     lines = clean()
     back = list(read_lines(io.BytesIO(encode_lines(lines))))
