@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator
 
 import asyncpg
-from litestar import Litestar, MediaType, Response, Router, get
-from litestar.datastructures import State
+from litestar import Litestar, Router
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
-from service import logs, sweeper
-from service.api import paytable_routes, round_routes, table_routes
+from service import configuration_metrics, logs, metrics, metrics_server, sweeper
+from service.api import health_routes, paytable_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -54,6 +51,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.clock = clock
         app.state.pool = await create_pool(settings)
         app.state.runner = Runner(app.state.pool, settings, clock)
+        metrics.DB_POOL_SIZE.set(app.state.pool.get_size())
+        await configuration_metrics.open_tables_seen(app.state.pool)
         task = asyncio.create_task(sweeper.run_forever(app.state.runner)) if sweep else None
         try:
             yield
@@ -63,6 +62,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await app.state.pool.close()
+            metrics.DB_POOL_SIZE.set(0)
+            metrics_server.worker_exits()
 
     signed = Router(
         path="/v1",
@@ -73,7 +74,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         tags=["rounds and tables"],
     )
     app = Litestar(
-        route_handlers=[paytable_routes.router, signed, health, ready, metrics],
+        route_handlers=[paytable_routes.router, signed, *health_routes.handlers],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
@@ -102,30 +103,6 @@ def _openapi() -> OpenAPIConfig:
         render_plugins=[SwaggerRenderPlugin()],
         components=Components(security_schemes={"signature": scheme}),
     )
-
-
-@get("/health", include_in_schema=False)
-async def health() -> dict[str, str]:
-    return {"status": "ok"}
-
-
-@get("/ready", include_in_schema=False)
-async def ready(state: State) -> Response[dict[str, str]]:
-    try:
-        async with state.pool.acquire(timeout=2) as conn:
-            await conn.fetchval("SELECT 1")
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
-        return Response({"status": "database unavailable"}, status_code=503)
-    return Response({"status": "ready"})
-
-
-@get("/metrics", include_in_schema=False, media_type=MediaType.TEXT)
-async def metrics() -> Response[bytes]:
-    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-    registry = CollectorRegistry()  # several workers: add up every worker's files
-    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
 
 def app_from_env() -> Litestar:

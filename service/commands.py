@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -87,29 +89,43 @@ def cmd_serve(_: argparse.Namespace) -> int:
     url, _server = database_url(settings)
     migrate_or_exit(url)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
-    if settings.workers > 1:
-        _prometheus_multiprocess_dir(settings)
-    ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
-    print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
-    print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
-    uvicorn.run(
-        "service.app:app_from_env",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level="warning",
-        access_log=False,
-    )
+    with metrics_directory(settings.data_dir):
+        from service import metrics_server  # only now: prometheus-client reads the directory when first imported
+
+        metrics_server.start(settings.metrics_host, settings.metrics_port)
+        ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
+        print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
+        print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
+        print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
+        uvicorn.run(
+            "service.app:app_from_env",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level="warning",
+            access_log=False,
+        )
     return 0
 
 
-def _prometheus_multiprocess_dir(settings: Settings) -> None:
-    """Several workers: each writes its metrics to files that /metrics adds up (prometheus-client's rule)."""
-    folder = Path(settings.data_dir, "prometheus")
-    shutil.rmtree(folder, ignore_errors=True)  # counts from a previous run must not carry over
+@contextlib.contextmanager
+def metrics_directory(data_dir: str) -> Iterator[Path]:
+    """A fresh directory where every worker writes its metrics (prometheus-client's multiprocess mode, used for one
+    worker too so one code path serves both), set in the environment the workers inherit; removed afterwards.
+
+    One per server process: two servers on one data dir never add up each other's rounds, and a restart starts from
+    zero (Prometheus handles the counter reset)."""
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
+    folder = Path(data_dir, "prometheus", str(os.getpid())).resolve()
+    shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder.resolve())
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

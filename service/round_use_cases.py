@@ -14,11 +14,12 @@ import structlog
 
 from paytables import loader, shoe_lifecycle
 from paytables import round as red_dog_round
-from paytables.events import Event
-from paytables.round import PlayerDecision, Round, Step
+from paytables.events import Event, kind_of
+from paytables.round import PlayerDecision, Round, RoundStatus, Step
+from paytables.rtp_report import RoundFigures, round_figures
 from paytables.table import TableStatus
-from service import metrics
-from service.db import audit_sql, round_sql, table_sql
+from service import configuration_metrics, metrics
+from service.db import audit_sql, figures_sql, round_sql, table_sql
 from service.db.audit_sql import TableLock
 from service.db.round_sql import StoredRound
 from service.db.table_sql import UNSET, TableRow
@@ -216,15 +217,21 @@ def _persist(
         table_commitment = step.shoe.commitment
     writes, head = audit_sql.append(table_id, lock.head, events, test=rnd.test, now=unit.now)
     unit.defer([*writes, table_sql.update_table(table_id, head, shoe=table_shoe, active_round_id=active_round)])
+    unit.after_commit.append(lambda: metrics.record_audit(kind_of(e) for e in events))
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
     if step.ended:
-        unit.after_commit.append(lambda: _record_end(rnd, stored.currency))
+        # The shoe's order never changes as cards go out, so any version of it gives the cards left after the posts.
+        figures = round_figures(rnd, step.shoe.order, loader.get(rnd.paytable))
+        unit.defer([figures_sql.insert_figures(rnd, figures, operator_id=stored.operator_id, currency=stored.currency)])
+        unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
     return RoundView(round=rnd, reveal=shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment))
 
 
-def _record_end(rnd: Round, currency: str) -> None:
-    metrics.record_round(rnd, currency)
+def _record_end(rnd: Round, currency: str, figures: RoundFigures) -> None:
+    configuration_metrics.configuration_seen(rnd.paytable, rnd.decks, currency, rnd.test)
+    settled = rnd.status is RoundStatus.SETTLED
+    metrics.record_round(rnd, currency, figures.expectation if settled else None)
     log.info(
         "round_settled",
         round_id=rnd.round_id,
