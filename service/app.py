@@ -13,7 +13,7 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from service import configuration_metrics, logs, metrics, metrics_server, sweeper
-from service.api import health_routes, paytable_routes, round_routes, table_routes
+from service.api import health_routes, paytable_routes, report_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
 from service.auth import authenticate
 from service.clock import Clock, system_clock
@@ -67,7 +67,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
 
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers],
+        route_handlers=[*table_routes.handlers, *round_routes.handlers, *report_routes.handlers],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],

@@ -29,6 +29,13 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=cmd_play)
     p = sub.add_parser("audit-verify", help="verify every table's audit hash chain")
     p.set_defaults(handler=cmd_audit_verify)
+    p = sub.add_parser("report", help="reports from the database")
+    reports = p.add_subparsers(required=True, metavar="REPORT")
+    p = reports.add_parser("rtp", help="RTP against the exact expectation of the decisions taken, and the outcome mix")
+    from service import report_cli
+
+    report_cli.add_arguments(p)
+    p.set_defaults(handler=cmd_report_rtp)
 
 
 def _settings() -> Settings:
@@ -132,6 +139,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     from service.play import play
 
     return play(args.url, args.operator, args.secret, args.table)
+
+
+def cmd_report_rtp(args: argparse.Namespace) -> int:
+    from service import report_cli
+
+    settings = _settings()
+    url, _server = database_url(settings)
+    report_cli.print_report(asyncio.run(report_cli.rtp_report(url, settings, args)), args.json)
+    return 0
 
 
 def cmd_audit_verify(_: argparse.Namespace) -> int:

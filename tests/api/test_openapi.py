@@ -35,6 +35,7 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
     ("/v1/rounds/{round_id}/void", "post"): ("VoidIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
     ("/v1/rounds/{round_id}", "get"): (None, "200", "RoundOut", {"401", "404", "503"}),
     ("/v1/rounds", "get"): (None, "200", "RoundPage", {"400", "401", "503"}),
+    ("/v1/reports/rtp", "get"): (None, "200", "RtpReportOut", {"400", "401", "422", "503"}),
 }
 REF = "#/components/schemas/"
 
