@@ -50,7 +50,8 @@ async def test_the_outcome_mix_lists_all_fourteen_outcomes_against_their_exact_o
     await hand.play_every_outcome(api, table["table_id"])
     line = only_line(await api.ok("GET", f"/v1/reports/rtp?mode=test&table_id={table['table_id']}"))
     odds = {k: Fraction(v) for k, v in rtp.compute(loader.get("standard/v1"), 1).outcome_probabilities.items()}
-    assert {o["outcome"]: o["observed"] for o in line["outcomes"]} == {name: hand.OUTCOMES.get(name, 0) for name in odds}
+    observed = {o["outcome"]: o["observed"] for o in line["outcomes"]}
+    assert observed == {name: hand.OUTCOMES.get(name, 0) for name in odds}
     assert {o["outcome"]: o["probability_fraction"] for o in line["outcomes"]} == {
         name: f"{p.numerator}/{p.denominator}" for name, p in odds.items()
     }
