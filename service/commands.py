@@ -9,9 +9,11 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from uuid import UUID
 
 from service.settings import Settings, SettingsError, from_env
 
@@ -32,10 +34,26 @@ def register(sub: Any) -> None:
     p = sub.add_parser("report", help="reports from the database")
     reports = p.add_subparsers(required=True, metavar="REPORT")
     p = reports.add_parser("rtp", help="RTP against the exact expectation of the decisions taken, and the outcome mix")
-    from service import report_cli
-
-    report_cli.add_arguments(p)
+    _report_arguments(p)
     p.set_defaults(handler=cmd_report_rtp)
+
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    # Here rather than in report_cli: importing it would import prometheus-client before `serve` may set it up.
+    p.add_argument("--from", dest="ended_from", type=_aware_time, help="rounds ended at or after (ISO 8601, zoned)")
+    p.add_argument("--to", dest="ended_to", type=_aware_time, help="rounds ended before")
+    p.add_argument("--paytable", help="one paytable id, such as standard/v1")
+    p.add_argument("--table", dest="table_id", type=UUID, help="one table id")
+    p.add_argument("--operator", help="one operator's tables (by default every operator's, as an auditor sees)")
+    p.add_argument("--mode", choices=("live", "test"), default="live")
+    p.add_argument("--json", action="store_true", help="the lines as the API shows them, one JSON array")
+
+
+def _aware_time(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone (add Z or +00:00)")
+    return value
 
 
 def _settings() -> Settings:

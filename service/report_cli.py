@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 from fractions import Fraction
-from uuid import UUID
 
 import asyncpg
 import msgspec
@@ -20,23 +18,6 @@ from service.settings import Settings
 from service.unit_of_work import Runner, UnitOfWork, run
 
 EVERY_OPERATOR = "every operator"
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--from", dest="ended_from", type=aware_time, help="rounds ended at or after (ISO 8601, with zone)")
-    p.add_argument("--to", dest="ended_to", type=aware_time, help="rounds ended before")
-    p.add_argument("--paytable", help="one paytable id, such as standard/v1")
-    p.add_argument("--table", dest="table_id", type=UUID, help="one table id")
-    p.add_argument("--operator", help="one operator's tables (by default every operator's, as an auditor sees)")
-    p.add_argument("--mode", choices=("live", "test"), default="live")
-    p.add_argument("--json", action="store_true", help="the lines as the API shows them, one JSON array")
-
-
-def aware_time(text: str) -> datetime:
-    value = datetime.fromisoformat(text)
-    if value.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"{text!r} has no time zone (add Z or +00:00)")
-    return value
 
 
 async def rtp_report(url: str, settings: Settings, args: argparse.Namespace) -> list[RtpLine]:

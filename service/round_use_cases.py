@@ -19,8 +19,8 @@ from paytables.round import PlayerDecision, Round, RoundStatus, Step
 from paytables.rtp_report import RoundFigures, round_figures
 from paytables.table import TableStatus
 from service import configuration_metrics, metrics
-from service.db import audit_sql, figures_sql, round_sql, table_sql
-from service.db.audit_sql import TableLock
+from service.db import Statement, audit_sql, figures_sql, round_sql, table_sql
+from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
@@ -162,7 +162,59 @@ async def settle_expired(unit: UnitOfWork, round_id: UUID) -> bool:
         return False
     unit.operator_id = stored.operator_id
     lock = await audit_sql.lock_table_for_append(unit.conn, UUID(stored.round.table_id))
-    return settled_if_expired(unit, stored, lock) is not None
+    if settled_if_expired(unit, stored, lock) is None:
+        return False
+    _observe_lag(unit, stored.round)
+    return True
+
+
+class Swept(msgspec.Struct, frozen=True, kw_only=True):
+    claimed: int
+    settled: int
+
+
+async def settle_expired_batch(unit: UnitOfWork, size: int) -> Swept:
+    """The sweeper's use case: claim up to `size` expired rounds that no one else holds, with their tables (SKIP
+    LOCKED: it never waits, so it can never deadlock), and settle them all in this one unit; each table's rounds
+    in deadline order, its audit chain carried from one to the next, its row written once."""
+    claimed = await round_sql.claim_expired_rounds(unit.conn, unit.now, size)
+    unit.read_clock()
+    changes: dict[UUID, TableChange] = {}
+    settled = 0
+    for stored in claimed:
+        assert stored.table is not None  # claimed with its table's lock
+        table_id = UUID(stored.round.table_id)
+        earlier = changes.get(table_id)
+        change = _settle_claimed(unit, stored, stored.table if earlier is None else earlier.lock_after(stored.table))
+        if change is not None:
+            changes[table_id] = change if earlier is None else earlier.then(change)
+            settled += 1
+    unit.defer([change.statement() for change in changes.values()])
+    return Swept(claimed=len(claimed), settled=settled)
+
+
+def _settle_claimed(unit: UnitOfWork, stored: StoredRound, lock: TableLock) -> TableChange | None:
+    """One claimed round; one that cannot settle is logged and left, without its writes, for the next pass."""
+    pending, hooks = len(unit.pending), len(unit.after_commit)
+    try:
+        paytable = loader.get(stored.round.paytable)
+        step = red_dog_round.settle_if_expired(stored.round, stored.shoe, paytable, now=unit.now)
+        if step is None:
+            return None
+        _, change = record_step(unit, stored, lock, step)
+    except Exception as exc:  # a round that cannot settle must not hold up the rest of the batch
+        del unit.pending[pending:], unit.after_commit[hooks:]
+        log.error("sweep_round_failed", round_id=stored.round.round_id, error=type(exc).__name__, detail=str(exc))
+        return None
+    _observe_lag(unit, stored.round)
+    return change
+
+
+def _observe_lag(unit: UnitOfWork, rnd: Round) -> None:
+    """The sweeper's lag, from the deadline to just after COMMIT: when the settlement became visible."""
+    deadline = rnd.raise_window_closes_at
+    assert deadline is not None  # it expired
+    unit.after_commit.append(lambda: metrics.observe_sweep((unit.clock() - deadline).total_seconds()))
 
 
 def settled_if_expired(unit: UnitOfWork, stored: StoredRound, lock: TableLock) -> RoundView | None:
@@ -193,10 +245,46 @@ async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, 
     return stored, stored.table
 
 
+class TableChange(msgspec.Struct, frozen=True, kw_only=True):
+    """What a step changes on its table's row: the audit head always, the shoe and the active round when named."""
+
+    table_id: UUID
+    head: AuditHead
+    shoe: bytes | table_sql.Unset | None = UNSET
+    active_round_id: UUID | table_sql.Unset | None = UNSET
+
+    def then(self, later: TableChange) -> TableChange:
+        """This change followed by a later one of the same table, as one update (a row is written once per unit)."""
+        return TableChange(
+            table_id=self.table_id,
+            head=later.head,
+            shoe=self.shoe if isinstance(later.shoe, table_sql.Unset) else later.shoe,
+            active_round_id=(
+                self.active_round_id if isinstance(later.active_round_id, table_sql.Unset) else later.active_round_id
+            ),
+        )
+
+    def lock_after(self, lock: TableLock) -> TableLock:
+        """The table as the next step in this unit sees it: its chain continues from this change's head."""
+        return msgspec.structs.replace(lock, head=self.head)
+
+    def statement(self) -> Statement:
+        return table_sql.update_table(self.table_id, self.head, shoe=self.shoe, active_round_id=self.active_round_id)
+
+
 def _persist(
     unit: UnitOfWork, stored: StoredRound, lock: TableLock, step: Step, *, opened: list[Event] | None = None
 ) -> RoundView:
-    """Write the round, settle its shoe's fate when it ends, append the audit records, move the table's head."""
+    view, change = record_step(unit, stored, lock, step, opened=opened)
+    unit.defer([change.statement()])
+    return view
+
+
+def record_step(
+    unit: UnitOfWork, stored: StoredRound, lock: TableLock, step: Step, *, opened: list[Event] | None = None
+) -> tuple[RoundView, TableChange]:
+    """Write the round, settle its shoe's fate when it ends, append the audit records; and the change to make to the
+    table's row (its new head), which the caller defers once per table."""
     rnd = step.round
     table_id = UUID(rnd.table_id)
     if opened is None:
@@ -216,7 +304,7 @@ def _persist(
         table_shoe, active_round = encode_shoe(step.shoe), UUID(rnd.round_id)  # the table plays this round now
         table_commitment = step.shoe.commitment
     writes, head = audit_sql.append(table_id, lock.head, events, test=rnd.test, now=unit.now)
-    unit.defer([*writes, table_sql.update_table(table_id, head, shoe=table_shoe, active_round_id=active_round)])
+    unit.defer(writes)
     unit.after_commit.append(lambda: metrics.record_audit(kind_of(e) for e in events))
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
@@ -225,7 +313,8 @@ def _persist(
         figures = round_figures(rnd, step.shoe.order, loader.get(rnd.paytable))
         unit.defer([figures_sql.insert_figures(rnd, figures, operator_id=stored.operator_id, currency=stored.currency)])
         unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
-    return RoundView(round=rnd, reveal=shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment))
+    view = RoundView(round=rnd, reveal=shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment))
+    return view, TableChange(table_id=table_id, head=head, shoe=table_shoe, active_round_id=active_round)
 
 
 def _record_end(rnd: Round, currency: str, figures: RoundFigures) -> None:

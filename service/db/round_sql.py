@@ -102,6 +102,37 @@ async def claim_expired_round(conn: Conn, round_id: UUID, now: datetime) -> Stor
     return None if record is None else _stored(record)
 
 
+async def claim_expired_rounds(conn: Conn, now: datetime, limit: int) -> list[StoredRound]:
+    """Lock up to `limit` expired rounds, oldest deadline first, with their tables' rows (audit heads), skipping
+    any round or table another transaction holds: the sweeper never waits, so replicas and requests never block
+    it and it can never be part of a deadlock. Rounds of a table skipped now are claimed by a later batch."""
+    records = await conn.fetch(
+        f"{_SELECT} WHERE r.status = 'raise_window' AND r.window_closes_at <= $1"
+        " ORDER BY r.window_closes_at LIMIT $2 FOR UPDATE OF r, t SKIP LOCKED",
+        now,
+        limit,
+    )
+    return [_stored(r, table_locked=True) for r in records]
+
+
+class WindowCounts(msgspec.Struct, frozen=True, kw_only=True):
+    open: int  # rounds waiting in their raise window
+    past: int  # of which the deadline passed before `since`
+    next_deadline: datetime | None  # the soonest deadline still ahead of `now`
+
+
+async def count_open_windows(conn: Conn, since: datetime, now: datetime) -> WindowCounts:
+    record = await conn.fetchrow(
+        "SELECT count(*) AS open, count(*) FILTER (WHERE window_closes_at <= $1) AS past,"
+        " min(window_closes_at) FILTER (WHERE window_closes_at > $2) AS next_deadline"
+        " FROM rounds WHERE status = 'raise_window'",
+        since,
+        now,
+    )
+    assert record is not None  # an aggregate always answers one row
+    return WindowCounts(open=record["open"], past=record["past"], next_deadline=record["next_deadline"])
+
+
 async def select_rounds(
     conn: Conn,
     operator_id: str,
