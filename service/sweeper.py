@@ -40,7 +40,7 @@ def claimers(settings: Settings) -> int:
     return max(1, settings.pool_max_size // 4)
 
 
-async def settle_batch(runner: Runner, size: int = SWEEP_BATCH) -> Swept:
+async def settle_batch(runner: Runner, size: int) -> Swept:
     """Claim up to `size` expired rounds (SKIP LOCKED) and settle them in one transaction."""
 
     return await run(runner, SWEEPER, lambda unit: round_use_cases.settle_expired_batch(unit, size))
@@ -72,7 +72,7 @@ async def _claim_until_done(runner: Runner) -> int:
     settled = 0
     while True:
         try:
-            swept = await settle_batch(runner)
+            swept = await settle_batch(runner, SWEEP_BATCH)
         except Exception as exc:  # the whole batch rolled back: find the round at fault by settling one at a time
             log.warning("sweep_batch_failed", error=type(exc).__name__, detail=str(exc)[:200])
             return settled + await _one_at_a_time(runner)

@@ -104,13 +104,26 @@ async def claim_expired_round(conn: Conn, round_id: UUID, now: datetime) -> Stor
 
 async def claim_expired_rounds(conn: Conn, now: datetime, limit: int) -> list[StoredRound]:
     """Lock up to `limit` expired rounds, oldest deadline first, with their tables' rows (audit heads), skipping
-    any round or table another transaction holds: the sweeper never waits, so replicas and requests never block
-    it and it can never be part of a deadlock. Rounds of a table skipped now are claimed by a later batch."""
-    records = await conn.fetch(
-        f"{_SELECT} WHERE r.status = 'raise_window' AND r.window_closes_at <= $1"
-        " ORDER BY r.window_closes_at LIMIT $2 FOR UPDATE OF r, t SKIP LOCKED",
+    anything another transaction holds: the sweeper never waits, so neither replicas nor requests can block it and
+    it is never part of a deadlock.
+
+    The tables are locked first, and only then their rounds: locking both in one statement would keep the lock of
+    a round whose table was skipped, hiding it from every other claimer until this transaction ends."""
+    tables = await conn.fetch(
+        "SELECT table_id FROM game_tables WHERE table_id IN (SELECT table_id FROM rounds"
+        " WHERE status = 'raise_window' AND window_closes_at <= $1 ORDER BY window_closes_at LIMIT $2)"
+        " FOR UPDATE SKIP LOCKED",
         now,
         limit,
+    )
+    if not tables:
+        return []
+    records = await conn.fetch(
+        f"{_SELECT} WHERE r.table_id = ANY($3::uuid[]) AND r.status = 'raise_window' AND r.window_closes_at <= $1"
+        " ORDER BY r.window_closes_at LIMIT $2 FOR UPDATE OF r SKIP LOCKED",
+        now,
+        limit,
+        [t["table_id"] for t in tables],
     )
     return [_stored(r, table_locked=True) for r in records]
 
