@@ -101,7 +101,9 @@ def migrate_or_exit(url: str) -> list[str]:
 
 
 def cmd_migrate(_: argparse.Namespace) -> int:
-    url, _server = database_url(_settings())
+    # Deployments migrate as the tables' owner (MIGRATE_DATABASE_URL) and serve as a role that may not alter them.
+    owner = os.environ.get("MIGRATE_DATABASE_URL")
+    url, _server = (owner, None) if owner else database_url(_settings())
     applied = migrate_or_exit(url)
     print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
     return 0
@@ -112,7 +114,8 @@ def cmd_serve(_: argparse.Namespace) -> int:
 
     settings = _settings()
     url, _server = database_url(settings)
-    migrate_or_exit(url)
+    if not settings.production:
+        migrate_or_exit(url)  # in production `reddog migrate` runs as the owner; until then /health/ready says 503
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
     with metrics_directory(settings.data_dir):
         from service import metrics_server  # only now: prometheus-client reads the directory when first imported

@@ -56,10 +56,16 @@ def _published(future: asyncio.Future[None]) -> None:
 
 async def open_tables_seen(pool: asyncpg.Pool) -> None:
     """At start-up: every configuration of an open table, so its series exist before its first round ends."""
-    async with pool.acquire() as conn:
-        rows = await conn.fetch(
-            "SELECT DISTINCT paytable, decks, currency, mode = 'test' AS test FROM game_tables WHERE status = 'open'"
-        )
+    try:
+        async with pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT DISTINCT paytable, decks, currency, mode = 'test' AS test FROM game_tables"
+                " WHERE status = 'open'"
+            )
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        # Not migrated yet, or the database is away: serve anyway (unready); each table is seen when it is used.
+        log.warning("open_tables_unseen", error=type(exc).__name__)
+        return
     for row in rows:
         if row["paytable"] in loader.released():
             configuration_seen(row["paytable"], row["decks"], row["currency"], row["test"])

@@ -28,6 +28,9 @@ async def ready(state: State) -> Response[dict[str, str]]:
     try:
         async with asyncio.timeout(READY_TIMEOUT), acquire(state.pool) as conn:
             applied = {r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")}
+    except (asyncpg.UndefinedTableError, asyncpg.InsufficientPrivilegeError):
+        # No migration table yet, or one from before 006 granted the service's role SELECT on it.
+        return Response({"status": "migrations pending"}, status_code=503)
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
         return Response({"status": "database unavailable"}, status_code=503)
     if not shipped_versions() <= applied:

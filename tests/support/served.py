@@ -35,8 +35,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(database_url: str, data_dir: Path, *, workers: int = 1, **env: str) -> Iterator[Served]:
-    """Start the server on free ports against `database_url`; wait until /health/ready says so; stop it after."""
+def served(
+    database_url: str, data_dir: Path, *, workers: int = 1, wait_for: str = "/health/ready", **env: str
+) -> Iterator[Served]:
+    """Start the server on free ports against `database_url`; wait until `wait_for` answers 200; stop it after."""
     port, metrics_port = free_port(), free_port()
     settings = {
         "DATABASE_URL": database_url,
@@ -63,7 +65,7 @@ def served(database_url: str, data_dir: Path, *, workers: int = 1, **env: str) -
         )
     try:
         api_url = f"http://127.0.0.1:{port}"
-        _wait_ready(api_url, process, log)
+        _wait_ready(f"{api_url}{wait_for}", process, log)
         yield Served(api_url=api_url, metrics_url=f"http://127.0.0.1:{metrics_port}/metrics", pid=process.pid, log=log)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -74,13 +76,13 @@ def served(database_url: str, data_dir: Path, *, workers: int = 1, **env: str) -
             process.wait()
 
 
-def _wait_ready(api_url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> None:
+def _wait_ready(probe: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"reddog serve exited with {process.returncode}:\n{log.read_text()[-3000:]}")
         with contextlib.suppress(httpx.TransportError):
-            if httpx.get(f"{api_url}/health/ready", timeout=2).status_code == 200:
+            if httpx.get(probe, timeout=2).status_code == 200:
                 return
         time.sleep(0.1)
     raise RuntimeError(f"reddog serve was not ready within {timeout} s:\n{log.read_text()[-3000:]}")
