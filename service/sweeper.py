@@ -16,11 +16,11 @@ from uuid import UUID
 import msgspec
 import structlog
 
-from service import metrics, round_use_cases
+from service import metrics, sweep_use_cases
 from service.db import idempotency_sql, round_sql
 from service.db_pool import acquire
-from service.round_use_cases import Swept
 from service.settings import Settings
+from service.sweep_use_cases import Swept
 from service.unit_of_work import Runner, UnitOfWork, run
 
 log = structlog.get_logger("reddog.sweeper")
@@ -43,13 +43,13 @@ def claimers(settings: Settings) -> int:
 async def settle_batch(runner: Runner, size: int) -> Swept:
     """Claim up to `size` expired rounds (SKIP LOCKED) and settle them in one transaction."""
 
-    return await run(runner, SWEEPER, lambda unit: round_use_cases.settle_expired_batch(unit, size))
+    return await run(runner, SWEEPER, lambda unit: sweep_use_cases.settle_expired_batch(unit, size))
 
 
 async def settle_expired_round(runner: Runner, round_id: UUID) -> bool:
     """Lock one expired round (SKIP LOCKED: replicas never wait on each other) and settle it."""
 
-    return await run(runner, SWEEPER, lambda unit: round_use_cases.settle_expired(unit, round_id))
+    return await run(runner, SWEEPER, lambda unit: sweep_use_cases.settle_expired(unit, round_id))
 
 
 async def sweep(runner: Runner) -> int:
