@@ -120,7 +120,12 @@ def cmd_serve(_: argparse.Namespace) -> int:
     with metrics_directory(settings.data_dir):
         from service import metrics_server  # only now: prometheus-client reads the directory when first imported
 
-        metrics_server.start(settings.metrics_host, settings.metrics_port)
+        try:
+            metrics_server.start(settings.metrics_host, settings.metrics_port)
+        except OSError as exc:
+            where = f"{settings.metrics_host}:{settings.metrics_port}"
+            print(f"reddog: cannot serve metrics on {where} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
         ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
         print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
         print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
