@@ -12,13 +12,30 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
-from service import configuration_metrics, logs, metrics, metrics_server, sweeper
-from service.api import health_routes, paytable_routes, report_routes, round_routes, table_routes
-from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
+from service import (
+    auth_failures,
+    checkpoints,
+    configuration_metrics,
+    logs,
+    metrics,
+    metrics_server,
+    sweeper,
+    system_chain,
+)
+from service.api import (
+    audit_routes,
+    health_routes,
+    paytable_routes,
+    recall_routes,
+    report_routes,
+    round_routes,
+    table_routes,
+)
+from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.errors import exception_handlers
-from service.settings import Settings
+from service.settings import Settings, check_can_serve
 from service.unit_of_work import Runner
 
 
@@ -43,6 +60,7 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
     """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
+    check_can_serve(settings)
     logs.configure(settings.log_level)
 
     @contextlib.asynccontextmanager
@@ -53,28 +71,44 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.runner = Runner(app.state.pool, settings, clock)
         metrics.DB_POOL_SIZE.set(app.state.pool.get_size())
         await configuration_metrics.open_tables_seen(app.state.pool)
-        task = asyncio.create_task(sweeper.run_forever(app.state.runner)) if sweep else None
+        await checkpoints.observe_newest(app.state.pool)
+        await system_chain.service_started(app.state.runner)
+        loops = (sweeper.run_forever, checkpoints.run_forever, auth_failures.run_forever) if sweep else ()
+        tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
         try:
             yield
         finally:
-            if task is not None:
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await system_chain.service_stopped(app.state.runner)
             await app.state.pool.close()
             metrics.DB_POOL_SIZE.set(0)
             metrics_server.worker_exits()
 
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers, *report_routes.handlers],
+        route_handlers=[
+            *table_routes.handlers,
+            *round_routes.handlers,
+            *audit_routes.handlers,
+            *recall_routes.handlers,
+            *report_routes.handlers,
+        ],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
         tags=["rounds and tables"],
     )
     app = Litestar(
-        route_handlers=[paytable_routes.router, signed, *health_routes.handlers],
+        route_handlers=[
+            paytable_routes.router,
+            audit_routes.public_router,
+            recall_routes.recall_page,
+            signed,
+            *health_routes.handlers,
+        ],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
@@ -83,6 +117,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         debug=False,
     )
     name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/close")
+    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/recall-link")
     return app
 
 

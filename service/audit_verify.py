@@ -1,4 +1,4 @@
-"""Verify every table's audit chain straight from the database."""
+"""Verify every audit chain straight from the database: the system chain's, then every table's."""
 
 from __future__ import annotations
 
@@ -6,13 +6,15 @@ from uuid import UUID
 
 from audit.chain import ChainReport, verify
 from service.db import Conn, audit_sql
+from service.db.system_sql import SYSTEM_CHAIN, system_chain_exists
 
 
 async def verify_chains(conn: Conn) -> dict[UUID, ChainReport]:
-    """Every table's chain, checked from its first record."""
+    """Every chain, checked from its first record: the system chain (under the nil UUID) first."""
+    system = [SYSTEM_CHAIN] if await system_chain_exists(conn) else []
     return {
         table_id: verify(await audit_sql.select_chain(conn, table_id), table_id=str(table_id))
-        for table_id in await audit_sql.select_table_ids(conn)
+        for table_id in [*system, *await audit_sql.select_table_ids(conn)]
     }
 
 

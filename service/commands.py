@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
 
-from service.settings import Settings, SettingsError, from_env
+from service.settings import Settings, SettingsError, check_can_serve, from_env
 
 
 def register(sub: Any) -> None:
@@ -29,8 +29,12 @@ def register(sub: Any) -> None:
     p.add_argument("--secret", default="demo-secret")
     p.add_argument("--table", default=None, help="a table id; by default a new standard/v1 table is opened")
     p.set_defaults(handler=cmd_play)
-    p = sub.add_parser("audit-verify", help="verify every table's audit hash chain")
+    p = sub.add_parser("audit-verify", help="verify every audit hash chain (the system chain's and every table's)")
     p.set_defaults(handler=cmd_audit_verify)
+    p = sub.add_parser("audit-keygen", help="make a checkpoint signing key file (mode 0600); print its verifier key")
+    p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")
+    p.add_argument("--out", required=True, help="the key file to create (never overwritten)")
+    p.set_defaults(handler=cmd_audit_keygen)
     p = sub.add_parser("report", help="reports from the database")
     reports = p.add_subparsers(required=True, metavar="REPORT")
     p = reports.add_parser("rtp", help="RTP against the exact expectation of the decisions taken, and the outcome mix")
@@ -109,10 +113,40 @@ def cmd_migrate(_: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit_keygen(args: argparse.Namespace) -> int:
+    from audit.signed_note import NoteError
+    from service.audit_keys import write_key_file
+
+    try:
+        pair = write_key_file(args.out, args.name)
+    except (OSError, NoteError) as exc:
+        print(f"reddog: cannot make {args.out}: {exc}", file=sys.stderr)
+        return 1
+    print(pair.verifier_key)
+    return 0
+
+
+def _development_signing_key(settings: Settings) -> None:
+    """Outside production, a server without RD_AUDIT_SIGNING_KEY signs with a key of its own under the data dir."""
+    if settings.production or settings.audit_signing_key is not None:
+        return
+    from service.audit_keys import development_key
+
+    path, verifier_key = development_key(settings.data_dir)
+    os.environ["RD_AUDIT_SIGNING_KEY"] = str(path)  # the workers build their settings from the environment
+    print(f"audit checkpoints signed with the development key {path} ({verifier_key})", file=sys.stderr)
+
+
 def cmd_serve(_: argparse.Namespace) -> int:
     import uvicorn
 
     settings = _settings()
+    _development_signing_key(settings)
+    try:
+        check_can_serve(settings)
+    except SettingsError as exc:
+        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        return 2
     url, _server = database_url(settings)
     if not settings.production:
         migrate_or_exit(url)  # in production `reddog migrate` runs as the owner; until then /health/ready says 503

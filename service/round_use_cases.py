@@ -14,12 +14,12 @@ import structlog
 
 from paytables import loader, shoe_lifecycle
 from paytables import round as red_dog_round
-from paytables.events import Event, kind_of
+from paytables.events import Event
 from paytables.round import PlayerDecision, Round, RoundStatus, Step
 from paytables.rtp_report import RoundFigures, round_figures
 from paytables.table import TableStatus
-from service import configuration_metrics, metrics
-from service.db import Statement, audit_sql, figures_sql, round_sql, table_sql
+from service import checkpoints, configuration_metrics, metrics
+from service.db import Statement, figures_sql, round_sql, table_sql
 from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
 from service.db.table_sql import UNSET, TableRow
@@ -36,6 +36,7 @@ class RoundView(msgspec.Struct, frozen=True, kw_only=True):
 
     round: Round
     reveal: Reveal | None
+    checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint (0: none yet)
 
 
 class NewRound(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,19 +127,27 @@ async def decide(unit: UnitOfWork, round_id: UUID, decision: PlayerDecision) -> 
     return _persist(unit, stored, lock, step)
 
 
-async def close_round(unit: UnitOfWork, round_id: UUID) -> RoundView:
-    """The dealer closes the raise window now; undecided bets call."""
+async def close_round(unit: UnitOfWork, round_id: UUID, requested_by: str | None = None) -> RoundView:
+    """The dealer closes the raise window now; undecided bets call. `requested_by` names who asked, for the log."""
     stored, lock = await _locked_round(unit, round_id)
     paytable = loader.get(stored.round.paytable)
-    step = red_dog_round.close_window(stored.round, stored.shoe, paytable, now=unit.now, actor=unit.operator_id)
+    step = red_dog_round.close_window(
+        stored.round, stored.shoe, paytable, now=unit.now, actor=unit.operator_id, requested_by=requested_by
+    )
     return _persist(unit, stored, lock, step)
 
 
-async def void_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView:
+async def void_round(unit: UnitOfWork, round_id: UUID, reason: str, requested_by: str | None = None) -> RoundView:
     stored, lock = await _locked_round(unit, round_id)
     paytable = loader.get(stored.round.paytable)
     step = red_dog_round.void_round(
-        stored.round, stored.shoe, paytable, reason=reason, now=unit.now, actor=unit.operator_id
+        stored.round,
+        stored.shoe,
+        paytable,
+        reason=reason,
+        now=unit.now,
+        actor=unit.operator_id,
+        requested_by=requested_by,
     )
     return _persist(unit, stored, lock, step)
 
@@ -170,7 +179,7 @@ async def list_rounds(unit: UnitOfWork, query: RoundQuery) -> list[RoundView]:
 def view(stored: StoredRound) -> RoundView:
     rnd = stored.round
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, stored.shoe, stored.table_shoe_commitment)
-    return RoundView(round=rnd, reveal=reveal)
+    return RoundView(round=rnd, reveal=reveal, checkpoint_size=stored.checkpoint_size)
 
 
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
@@ -188,6 +197,7 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
 
     table_id: UUID
     head: AuditHead
+    checkpoint_size: int  # of the table's latest signed checkpoint, after this change
     shoe: bytes | table_sql.Unset | None = UNSET
     active_round_id: UUID | table_sql.Unset | None = UNSET
 
@@ -196,6 +206,7 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
         return TableChange(
             table_id=self.table_id,
             head=later.head,
+            checkpoint_size=later.checkpoint_size,
             shoe=self.shoe if isinstance(later.shoe, table_sql.Unset) else later.shoe,
             active_round_id=(
                 self.active_round_id if isinstance(later.active_round_id, table_sql.Unset) else later.active_round_id
@@ -204,7 +215,7 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
 
     def lock_after(self, lock: TableLock) -> TableLock:
         """The table as the next step in this unit sees it: its chain continues from this change's head."""
-        return msgspec.structs.replace(lock, head=self.head)
+        return msgspec.structs.replace(lock, head=self.head, checkpoint_size=self.checkpoint_size)
 
     def statement(self) -> Statement:
         return table_sql.update_table(self.table_id, self.head, shoe=self.shoe, active_round_id=self.active_round_id)
@@ -241,9 +252,10 @@ def record_step(
     elif opened is not None and shoe_lifecycle.held_by_table(step.shoe):
         table_shoe, active_round = encode_shoe(step.shoe), UUID(rnd.round_id)  # the table plays this round now
         table_commitment = step.shoe.commitment
-    writes, head = audit_sql.append(table_id, lock.head, events, test=rnd.test, now=unit.now)
-    unit.defer(writes)
-    unit.after_commit.append(lambda: metrics.record_audit(kind_of(e) for e in events))
+    appended = checkpoints.append(
+        unit, table_id, lock.head, events, test=rnd.test, checkpoint_size=lock.checkpoint_size
+    )
+    unit.defer(appended.writes)
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
     if step.ended:
@@ -251,8 +263,16 @@ def record_step(
         figures = round_figures(rnd, step.shoe.order, loader.get(rnd.paytable))
         unit.defer([figures_sql.insert_figures(rnd, figures, operator_id=stored.operator_id, currency=stored.currency)])
         unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
-    view = RoundView(round=rnd, reveal=shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment))
-    return view, TableChange(table_id=table_id, head=head, shoe=table_shoe, active_round_id=active_round)
+    reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
+    view = RoundView(round=rnd, reveal=reveal, checkpoint_size=appended.checkpoint_size)
+    change = TableChange(
+        table_id=table_id,
+        head=appended.head,
+        checkpoint_size=appended.checkpoint_size,
+        shoe=table_shoe,
+        active_round_id=active_round,
+    )
+    return view, change
 
 
 def _record_end(rnd: Round, currency: str, figures: RoundFigures) -> None:

@@ -131,7 +131,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     async with database() as url:
         data = Path(tempfile.mkdtemp(prefix="bench-sweeper-"))
         env = {"RD_POOL_MAX_SIZE": str(args.pool)} if args.pool else {}
-        with served(url, data, workers=args.workers, **env) as server:
+        with served(url, data, workers=args.workers, env=env) as server:
             db, watching = await asyncpg.connect(url), await asyncpg.connect(url)
             load, backlog, done = Load(), Backlog(), asyncio.Event()
             watcher = asyncio.create_task(watch(watching, backlog, done))

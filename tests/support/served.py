@@ -36,7 +36,12 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def served(
-    database_url: str, data_dir: Path, *, workers: int = 1, wait_for: str = "/health/ready", **env: str
+    database_url: str,
+    data_dir: Path,
+    *,
+    workers: int = 1,
+    wait_for: str = "/health/ready",
+    env: dict[str, str] | None = None,
 ) -> Iterator[Served]:
     """Start the server on free ports against `database_url`; wait until `wait_for` answers 200; stop it after."""
     port, metrics_port = free_port(), free_port()
@@ -50,7 +55,7 @@ def served(
         "RD_ALLOW_TEST_TABLES": "true",
         "RD_LOG_LEVEL": "WARNING",
         "RD_DATA_DIR": str(data_dir),
-        **env,
+        **(env or {}),
     }
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RD_", "PROMETHEUS_MULTIPROC"))}
     log = data_dir / "server.log"
