@@ -31,7 +31,7 @@ class RoundFigures(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HttpFigures(msgspec.Struct, frozen=True, kw_only=True):
-    """GET /health under the same generator and clients: the framework's floor."""
+    """GET /health/live under the same generator and clients: the framework's floor."""
 
     seconds: float
     requests_per_s: float

@@ -1,5 +1,5 @@
 // The load generator of `make bench`: C aggregator clients, each on its own keep-alive connection and its own table,
-// playing complete signed rounds (or GET /health) back to back. bench/load_generator.py drives it over stdin/stdout:
+// playing complete signed rounds (or GET /health/live) back to back. bench/load_generator.py drives it over stdin/stdout:
 // it prints {"event":"ready"} once the tables exist, "start" opens the measured window, "stop" closes it and prints
 // the window's figures. It is kept small because its own CPU is measured and must stay a small share of a round.
 import { createHmac, randomUUID } from 'node:crypto';
@@ -115,7 +115,7 @@ async function roundsLoop(client, index) {
 
 async function healthLoop(client) {
   return async () => {
-    while (!stopping) await call(client, 'health', 'GET', '/health');
+    while (!stopping) await call(client, 'health', 'GET', '/health/live');
   };
 }
 

@@ -80,7 +80,7 @@ async def run(options: Options, *, cli: bool = True, keep: bool = False) -> Run:
             async with serve_product(ctx, product_url, "service") as service:
                 step(f"complete rounds: {options.clients} clients, {options.workers} worker(s)")
                 product = await measure_rounds(ctx, service, product_url)
-                step("the HTTP floor: GET /health")
+                step("the HTTP floor: GET /health/live")
                 http = await measure_http(ctx, service, product_url)
             step("the database ceiling: the captured statements through pgbench")
             share = product.mix["settled_at_open"] / max(product.rounds, 1)

@@ -38,6 +38,7 @@ def service_env(database_url: str, port: int, workers: int, operators: str, data
     env.update(
         DATABASE_URL=database_url,
         RD_PORT=str(port),
+        RD_METRICS_PORT=str(free_port()),  # /metrics has a port of its own; 9100 may be another server's
         RD_WORKERS=str(workers),
         RD_OPERATORS=operators,
         RD_DATA_DIR=str(data_dir),  # the multi-worker metrics files go here, not into the developer's .data/
@@ -48,7 +49,7 @@ def service_env(database_url: str, port: int, workers: int, operators: str, data
 
 def _ready(url: str) -> bool:
     try:
-        with urllib.request.urlopen(f"{url}/ready", timeout=2) as response:  # noqa: S310 - our own local server
+        with urllib.request.urlopen(f"{url}/health/ready", timeout=2) as response:  # noqa: S310 - our own local server
             return bool(response.status == 200)
     except (urllib.error.URLError, OSError):
         return False
@@ -58,7 +59,7 @@ def _ready(url: str) -> bool:
 async def serve(
     command: Sequence[str], env: dict[str, str], port: int, log_dir: Path, name: str, cwd: Path | None = None
 ) -> AsyncIterator[Service]:
-    """Start the server, wait until /ready answers, and stop it (SIGINT, then SIGKILL to its own group) at the end."""
+    """Start the server, wait until /health/ready answers, stop it (SIGINT, then SIGKILL to its group) at the end."""
     log_file = log_dir / f"{name}.log"
     url = f"http://127.0.0.1:{port}"
     with log_file.open("wb") as out, (log_dir / f"{name}.stderr").open("wb") as err:

@@ -4,24 +4,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator
 
 import asyncpg
-from litestar import Litestar, MediaType, Response, Router, get
-from litestar.datastructures import State
+from litestar import Litestar, Router
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
-from service import auth_failures, checkpoints, logs, sweeper, system_chain
+from service import (
+    auth_failures,
+    checkpoints,
+    configuration_metrics,
+    logs,
+    metrics,
+    metrics_server,
+    sweeper,
+    system_chain,
+)
 from service.api import (
     audit_record_routes,
     audit_routes,
+    health_routes,
     inbetween_routes,
     paytable_routes,
     recall_routes,
+    report_routes,
     round_routes,
     table_routes,
 )
@@ -63,6 +71,9 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.clock = clock
         app.state.pool = await create_pool(settings)
         app.state.runner = Runner(app.state.pool, settings, clock)
+        metrics.DB_POOL_SIZE.set(app.state.pool.get_size())
+        await configuration_metrics.open_tables_seen(app.state.pool)
+        await checkpoints.observe_newest(app.state.pool)
         await system_chain.service_started(app.state.runner)
         loops = (sweeper.run_forever, checkpoints.run_forever, auth_failures.run_forever) if sweep else ()
         tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
@@ -75,6 +86,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
                     await task
             await system_chain.service_stopped(app.state.runner)
             await app.state.pool.close()
+            metrics.DB_POOL_SIZE.set(0)
+            metrics_server.worker_exits()
 
     signed = Router(
         path="/v1",
@@ -84,6 +97,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
             *audit_routes.handlers,
             *audit_record_routes.handlers,
             *recall_routes.handlers,
+            *report_routes.handlers,
         ],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
@@ -97,9 +111,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
             audit_routes.public_router,
             recall_routes.recall_page,
             signed,
-            health,
-            ready,
-            metrics,
+            *health_routes.handlers,
         ],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
@@ -132,30 +144,6 @@ def _openapi() -> OpenAPIConfig:
         render_plugins=[SwaggerRenderPlugin()],
         components=Components(security_schemes={"signature": scheme}),
     )
-
-
-@get("/health", include_in_schema=False)
-async def health() -> dict[str, str]:
-    return {"status": "ok"}
-
-
-@get("/ready", include_in_schema=False)
-async def ready(state: State) -> Response[dict[str, str]]:
-    try:
-        async with state.pool.acquire(timeout=2) as conn:
-            await conn.fetchval("SELECT 1")
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
-        return Response({"status": "database unavailable"}, status_code=503)
-    return Response({"status": "ready"})
-
-
-@get("/metrics", include_in_schema=False, media_type=MediaType.TEXT)
-async def metrics() -> Response[bytes]:
-    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
-    registry = CollectorRegistry()  # several workers: add up every worker's files
-    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
 
 def app_from_env() -> Litestar:

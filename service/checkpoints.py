@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from uuid import UUID
 
+import asyncpg
 import msgspec
 import structlog
 
@@ -22,6 +23,7 @@ from audit.proof_check import table_origin
 from audit.signed_note import Signer, parse_signer
 from audit.system_events import SystemEvent
 from paytables.events import Event
+from service import metrics
 from service.db import Statement, audit_sql, checkpoint_sql
 from service.db.audit_sql import AuditHead
 from service.db.checkpoint_sql import StoredCheckpoint
@@ -73,13 +75,21 @@ def append(
     now: datetime | None = None,
 ) -> Appended:
     """audit_sql.append, plus the chain's checkpoint when these records take it past a multiple of N."""
-    writes, new_head = audit_sql.append(table_id, head, events, test=test, now=now or unit.now)
+    at = now or unit.now
+    writes, new_head = audit_sql.append(table_id, head, events, test=test, now=at)
+    unit.after_commit.append(lambda: metrics.record_audit(_kind(e) for e in events))
     signer = signer_of(unit.settings)
     every = unit.settings.checkpoint_every_records
     if signer is not None and new_head.seq // every > head.seq // every:
-        writes.append(checkpoint_writes(signer, table_id, new_head, now or unit.now))
+        writes.append(checkpoint_writes(signer, table_id, new_head, at))
         checkpoint_size = new_head.seq
+        unit.after_commit.append(lambda: metrics.observe_checkpoint(at))
     return Appended(writes=writes, head=new_head, checkpoint_size=checkpoint_size)
+
+
+def _kind(event: Event | SystemEvent) -> str:
+    """The record's event kind (its tag), for the audit-records counter."""
+    return str(type(event).__struct_config__.tag)
 
 
 async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoint | None:
@@ -94,6 +104,8 @@ async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoi
         return latest
     write = checkpoint_writes(signer, table_id, head, unit.now)
     await unit.conn.execute(write.sql, *write.args)
+    signed_at = unit.now
+    unit.after_commit.append(lambda: metrics.observe_checkpoint(signed_at))
     return await checkpoint_sql.select_checkpoint(unit.conn, table_id, head.seq)
 
 
@@ -107,9 +119,24 @@ async def anchor_due(runner: Runner) -> int:
         older_than = unit.now - timedelta(seconds=unit.settings.checkpoint_every_seconds)
         due = await checkpoint_sql.select_unanchored_heads(unit.conn, older_than)
         unit.defer([checkpoint_writes(signer, chain.table_id, chain.head, unit.now) for chain in due])
+        if due:
+            signed_at = unit.now
+            unit.after_commit.append(lambda: metrics.observe_checkpoint(signed_at))
         return len(due)
 
     return await run(runner, CHECKPOINTER, work)
+
+
+async def observe_newest(pool: asyncpg.Pool) -> None:
+    """At start-up: the checkpoint-timestamp gauge from the newest checkpoint of any chain (none yet: left at 0)."""
+    try:
+        async with pool.acquire() as conn:
+            newest: datetime | None = await conn.fetchval("SELECT max(created_at) FROM audit_checkpoints")
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # not migrated yet, database away
+        log.warning("checkpoint_time_unknown", error=type(exc).__name__)
+        return
+    if newest is not None:
+        metrics.observe_checkpoint(newest)
 
 
 def pass_interval(settings: Settings) -> float:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shutil
 import sys
+from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from uuid import UUID
 
 from service.settings import Settings, SettingsError, check_can_serve, from_env
 
@@ -34,6 +38,29 @@ def register(sub: Any) -> None:
     from service import audit_commands
 
     audit_commands.register(sub)
+    p = sub.add_parser("report", help="reports from the database")
+    reports = p.add_subparsers(required=True, metavar="REPORT")
+    p = reports.add_parser("rtp", help="RTP against the exact expectation of the decisions taken, and the outcome mix")
+    _report_arguments(p)
+    p.set_defaults(handler=cmd_report_rtp)
+
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    # Here rather than in report_cli: importing it would import prometheus-client before `serve` may set it up.
+    p.add_argument("--from", dest="ended_from", type=_aware_time, help="rounds ended at or after (ISO 8601, zoned)")
+    p.add_argument("--to", dest="ended_to", type=_aware_time, help="rounds ended before")
+    p.add_argument("--paytable", help="one paytable id, such as standard/v1")
+    p.add_argument("--table", dest="table_id", type=UUID, help="one table id")
+    p.add_argument("--operator", help="one operator's tables (by default every operator's, as an auditor sees)")
+    p.add_argument("--mode", choices=("live", "test"), default="live")
+    p.add_argument("--json", action="store_true", help="the lines as the API shows them, one JSON array")
+
+
+def _aware_time(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone (add Z or +00:00)")
+    return value
 
 
 def _settings() -> Settings:
@@ -81,7 +108,9 @@ def migrate_or_exit(url: str) -> list[str]:
 
 
 def cmd_migrate(_: argparse.Namespace) -> int:
-    url, _server = database_url(_settings())
+    # Deployments migrate as the tables' owner (MIGRATE_DATABASE_URL) and serve as a role that may not alter them.
+    owner = os.environ.get("MIGRATE_DATABASE_URL")
+    url, _server = (owner, None) if owner else database_url(_settings())
     applied = migrate_or_exit(url)
     print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
     return 0
@@ -122,37 +151,66 @@ def cmd_serve(_: argparse.Namespace) -> int:
         print(f"reddog: bad setting: {exc}", file=sys.stderr)
         return 2
     url, _server = database_url(settings)
-    migrate_or_exit(url)
+    if not settings.production:
+        migrate_or_exit(url)  # in production `reddog migrate` runs as the owner; until then /health/ready says 503
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
-    if settings.workers > 1:
-        _prometheus_multiprocess_dir(settings)
-    ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
-    print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
-    print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
-    uvicorn.run(
-        "service.app:app_from_env",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        log_level="warning",
-        access_log=False,
-    )
+    with metrics_directory(settings.data_dir):
+        from service import metrics_server  # only now: prometheus-client reads the directory when first imported
+
+        try:
+            metrics_server.start(settings.metrics_host, settings.metrics_port)
+        except OSError as exc:
+            where = f"{settings.metrics_host}:{settings.metrics_port}"
+            print(f"reddog: cannot serve metrics on {where} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
+        ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
+        print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
+        print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
+        print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
+        uvicorn.run(
+            "service.app:app_from_env",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level="warning",
+            access_log=False,
+        )
     return 0
 
 
-def _prometheus_multiprocess_dir(settings: Settings) -> None:
-    """Several workers: each writes its metrics to files that /metrics adds up (prometheus-client's rule)."""
-    folder = Path(settings.data_dir, "prometheus")
-    shutil.rmtree(folder, ignore_errors=True)  # counts from a previous run must not carry over
+@contextlib.contextmanager
+def metrics_directory(data_dir: str) -> Iterator[Path]:
+    """A fresh directory where every worker writes its metrics (prometheus-client's multiprocess mode, used for one
+    worker too so one code path serves both), set in the environment the workers inherit; removed afterwards.
+
+    One per server process: two servers on one data dir never add up each other's rounds, and a restart starts from
+    zero (Prometheus handles the counter reset)."""
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
+    folder = Path(data_dir, "prometheus", str(os.getpid())).resolve()
+    shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder.resolve())
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from service.play import play
 
     return play(args.url, args.operator, args.secret, args.table)
+
+
+def cmd_report_rtp(args: argparse.Namespace) -> int:
+    from service import report_cli
+
+    settings = _settings()
+    url, _server = database_url(settings)
+    report_cli.print_report(asyncio.run(report_cli.rtp_report(url, settings, args)), args.json)
+    return 0
 
 
 def cmd_audit_verify(_: argparse.Namespace) -> int:

@@ -6,8 +6,12 @@ deploy/ are tested against this module. Gauges say how several worker processes 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+
 from prometheus_client import Counter, Gauge, Histogram
 
+from paytables import rtp_report
 from paytables.chi_square import outcome_probabilities
 from paytables.paytable import Paytable
 from paytables.red_dog import Result
@@ -45,6 +49,7 @@ NET_VARIANCE = Counter(
 )
 VOIDED_BETS = Counter("reddog_voided_bets", "Bets of voided rounds", MONEY)
 REFUNDED = Counter("reddog_refunded_minor_units", "Stakes refunded by voided rounds", MONEY)
+MONEY_COUNTERS = (WAGERED, PAID, EXPECTED_PAID, EXPECTED_WAGERED, NET_VARIANCE, VOIDED_BETS, REFUNDED)
 OPEN_RAISE_WINDOWS = Gauge(
     "reddog_open_raise_windows", "Rounds waiting in their raise window (sampled)", multiprocess_mode="livemostrecent"
 )
@@ -109,15 +114,19 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
 
 
 def outcome_name(rnd: Round) -> str:
-    """The outcome as `rtp` names it, so counts line up with `reddog_outcome_probability`; a per-seat round has one
-    outcome a hand, so it is counted as `per_seat`."""
-    if rnd.per_seat:
-        return "per_seat"
-    if rnd.outcome == "pair":
-        return "pair_push"
-    if rnd.outcome in ("consecutive", "trips"):
-        return rnd.outcome
-    return f"spread_{rnd.spread}" if rnd.spread is not None else "none"
+    """The outcome as `rtp` names it, so counts line up with `reddog_outcome_probability`."""
+    return rtp_report.outcome_name(rnd)
+
+
+def record_audit(kinds: Iterable[str]) -> None:
+    """Audit records appended, by event kind; called after their transaction committed."""
+    for kind in kinds:
+        AUDIT_RECORDS.labels(kind).inc()
+
+
+def observe_checkpoint(at: datetime) -> None:
+    """The hook for audit checkpoints: call it after a checkpoint commits (and at start-up with the newest one)."""
+    AUDIT_CHECKPOINT.set(at.timestamp())
 
 
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:

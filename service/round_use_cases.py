@@ -16,10 +16,11 @@ from paytables import loader, shoe_lifecycle
 from paytables import round as red_dog_round
 from paytables.events import Event
 from paytables.round import PlayerDecision, Round, Step
+from paytables.rtp_report import RoundFigures, round_figures
 from paytables.table import DealMode, TableStatus
-from service import checkpoints, metrics
-from service.db import audit_sql, round_sql, table_sql
-from service.db.audit_sql import TableLock
+from service import checkpoints, configuration_metrics, metrics
+from service.db import Statement, figures_sql, round_sql, table_sql
+from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
@@ -168,16 +169,6 @@ async def get_round(unit: UnitOfWork, round_id: UUID) -> RoundView:
     return settled_if_expired(unit, stored, lock) or view(stored)
 
 
-async def settle_expired(unit: UnitOfWork, round_id: UUID) -> bool:
-    """The sweeper's use case: claim an expired round no one else holds and settle it; False when there was none."""
-    stored = await round_sql.claim_expired_round(unit.conn, round_id, unit.now)
-    if stored is None:  # another replica or a request got there first
-        return False
-    unit.operator_id = stored.operator_id
-    lock = await audit_sql.lock_table_for_append(unit.conn, UUID(stored.round.table_id))
-    return settled_if_expired(unit, stored, lock) is not None
-
-
 def settled_if_expired(unit: UnitOfWork, stored: StoredRound, lock: TableLock) -> RoundView | None:
     """Settle a locked round whose deadline passed (decided under the lock: another replica may have won)."""
     paytable = loader.get(stored.round.paytable)
@@ -206,10 +197,48 @@ async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, 
     return stored, stored.table
 
 
+class TableChange(msgspec.Struct, frozen=True, kw_only=True):
+    """What a step changes on its table's row: the audit head always, the shoe and the active round when named."""
+
+    table_id: UUID
+    head: AuditHead
+    checkpoint_size: int  # of the table's latest signed checkpoint, after this change
+    shoe: bytes | table_sql.Unset | None = UNSET
+    active_round_id: UUID | table_sql.Unset | None = UNSET
+
+    def then(self, later: TableChange) -> TableChange:
+        """This change followed by a later one of the same table, as one update (a row is written once per unit)."""
+        return TableChange(
+            table_id=self.table_id,
+            head=later.head,
+            checkpoint_size=later.checkpoint_size,
+            shoe=self.shoe if isinstance(later.shoe, table_sql.Unset) else later.shoe,
+            active_round_id=(
+                self.active_round_id if isinstance(later.active_round_id, table_sql.Unset) else later.active_round_id
+            ),
+        )
+
+    def lock_after(self, lock: TableLock) -> TableLock:
+        """The table as the next step in this unit sees it: its chain continues from this change's head."""
+        return msgspec.structs.replace(lock, head=self.head, checkpoint_size=self.checkpoint_size)
+
+    def statement(self) -> Statement:
+        return table_sql.update_table(self.table_id, self.head, shoe=self.shoe, active_round_id=self.active_round_id)
+
+
 def _persist(
     unit: UnitOfWork, stored: StoredRound, lock: TableLock, step: Step, *, opened: list[Event] | None = None
 ) -> RoundView:
-    """Write the round, settle its shoe's fate when it ends, append the audit records, move the table's head."""
+    view, change = record_step(unit, stored, lock, step, opened=opened)
+    unit.defer([change.statement()])
+    return view
+
+
+def record_step(
+    unit: UnitOfWork, stored: StoredRound, lock: TableLock, step: Step, *, opened: list[Event] | None = None
+) -> tuple[RoundView, TableChange]:
+    """Write the round, settle its shoe's fate when it ends, append the audit records; and the change to make to the
+    table's row (its new head), which the caller defers once per table."""
     rnd = step.round
     table_id = UUID(rnd.table_id)
     if opened is None:
@@ -231,18 +260,30 @@ def _persist(
     appended = checkpoints.append(
         unit, table_id, lock.head, events, test=rnd.test, checkpoint_size=lock.checkpoint_size
     )
-    update = table_sql.update_table(table_id, appended.head, shoe=table_shoe, active_round_id=active_round)
-    unit.defer([*appended.writes, update])
+    unit.defer(appended.writes)
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
     if step.ended:
-        unit.after_commit.append(lambda: _record_end(rnd, stored.currency))
+        # The shoe's order never changes as cards go out, so any version of it gives the cards left after the posts.
+        figures = round_figures(rnd, step.shoe.order, loader.get(rnd.paytable))
+        unit.defer([figures_sql.insert_figures(rnd, figures, operator_id=stored.operator_id, currency=stored.currency)])
+        unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
-    return RoundView(round=rnd, reveal=reveal, checkpoint_size=appended.checkpoint_size)
+    view = RoundView(round=rnd, reveal=reveal, checkpoint_size=appended.checkpoint_size)
+    change = TableChange(
+        table_id=table_id,
+        head=appended.head,
+        checkpoint_size=appended.checkpoint_size,
+        shoe=table_shoe,
+        active_round_id=active_round,
+    )
+    return view, change
 
 
-def _record_end(rnd: Round, currency: str) -> None:
-    metrics.record_round(rnd, currency)
+def _record_end(rnd: Round, currency: str, figures: RoundFigures) -> None:
+    configuration_metrics.configuration_seen(rnd.paytable, rnd.decks, currency, rnd.test)
+    # A shared void risked nothing (its expectation is zero); a per-seat void may hold hands settled at the deal.
+    metrics.record_round(rnd, currency, figures.expectation)
     log.info(
         "round_settled",
         round_id=rnd.round_id,

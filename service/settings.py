@@ -21,6 +21,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
+    metrics_host: str = "127.0.0.1"  # /metrics shows gross gaming revenue: its own port, local by default
+    metrics_port: int = 9100
     env: str = "development"
     operators: dict[str, str] = msgspec.field(default_factory=lambda: {"demo": "demo-secret"})
     auditors: dict[str, str] = msgspec.field(default_factory=dict)  # read-only, every operator's records
@@ -62,6 +64,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         database_url=env.get("DATABASE_URL") or None,
         host=env.get("RD_HOST", "127.0.0.1"),
         port=_int(env, "RD_PORT", 8000, 1, 65535),
+        metrics_host=env.get("RD_METRICS_HOST", "127.0.0.1"),
+        metrics_port=_int(env, "RD_METRICS_PORT", 9100, 1, 65535),
         env=rd_env,
         operators=operators,
         auditors=auditors,
@@ -79,6 +83,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         public_url=(env.get("RD_PUBLIC_URL") or "").rstrip("/") or None,
         git_revision=env.get("RD_GIT_REVISION") or None,
     )
+    if settings.metrics_port == settings.port:
+        raise SettingsError("RD_METRICS_PORT: /metrics needs its own port, not the API's RD_PORT")
     if settings.allow_test_tables and settings.production:
         raise SettingsError("RD_ALLOW_TEST_TABLES: test tables are refused when RD_ENV=production")
     return settings

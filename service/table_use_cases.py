@@ -11,7 +11,7 @@ from paytables import loader, shoe_lifecycle
 from paytables.events import Event, TableClosed, TableCreated
 from paytables.paytable import Paytable
 from paytables.table import DealMode, TableMode, TableSettings, TableStatus
-from service import checkpoints
+from service import checkpoints, configuration_metrics
 from service.db import audit_sql, table_sql
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
@@ -62,7 +62,12 @@ async def create_table(unit: UnitOfWork, new: NewTable) -> TableRow:
     appended = checkpoints.append(unit, table.table_id, audit_sql.GENESIS_HEAD, events, test=settings.test)
     await table_sql.insert_table(unit.conn, table, shoe_bytes, appended.head)
     unit.defer(appended.writes)
+    unit.after_commit.append(lambda: _table_recorded(settings))
     return table
+
+
+def _table_recorded(settings: TableSettings) -> None:
+    configuration_metrics.configuration_seen(settings.paytable, settings.decks, settings.currency, settings.test)
 
 
 def _settings(unit: UnitOfWork, new: NewTable) -> TableSettings:

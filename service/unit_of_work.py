@@ -14,6 +14,7 @@ import msgspec
 from service.clock import Clock
 from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency_sql as keys
+from service.db_pool import acquire
 from service.errors import UNAVAILABLE, ApiError
 from service.settings import Settings
 
@@ -66,7 +67,7 @@ async def run(runner: Runner, operator_id: str, work: Work[T]) -> T:
     the hooks run and a refusal the work carried is raised."""
     for attempt in range(ATTEMPTS):
         try:
-            async with runner.pool.acquire() as conn, conn.transaction():
+            async with acquire(runner.pool) as conn, conn.transaction():
                 unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id)
                 result = await work(unit)
                 await execute_together(conn, unit.pending)

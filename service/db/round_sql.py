@@ -104,6 +104,50 @@ async def claim_expired_round(conn: Conn, round_id: UUID, now: datetime) -> Stor
     return None if record is None else _stored(record)
 
 
+async def claim_expired_rounds(conn: Conn, now: datetime, limit: int) -> list[StoredRound]:
+    """Lock up to `limit` expired rounds, oldest deadline first, with their tables' rows (audit heads), skipping
+    anything another transaction holds: the sweeper never waits, so neither replicas nor requests can block it and
+    it is never part of a deadlock.
+
+    The tables are locked first, and only then their rounds: locking both in one statement would keep the lock of
+    a round whose table was skipped, hiding it from every other claimer until this transaction ends."""
+    tables = await conn.fetch(
+        "SELECT table_id FROM game_tables WHERE table_id IN (SELECT table_id FROM rounds"
+        " WHERE status = 'raise_window' AND window_closes_at <= $1 ORDER BY window_closes_at LIMIT $2)"
+        " FOR UPDATE SKIP LOCKED",
+        now,
+        limit,
+    )
+    if not tables:
+        return []
+    records = await conn.fetch(
+        f"{_SELECT} WHERE r.table_id = ANY($3::uuid[]) AND r.status = 'raise_window' AND r.window_closes_at <= $1"
+        " ORDER BY r.window_closes_at LIMIT $2 FOR UPDATE OF r SKIP LOCKED",
+        now,
+        limit,
+        [t["table_id"] for t in tables],
+    )
+    return [_stored(r, table_locked=True) for r in records]
+
+
+class WindowCounts(msgspec.Struct, frozen=True, kw_only=True):
+    open: int  # rounds waiting in their raise window
+    past: int  # of which the deadline passed before `since`
+    next_deadline: datetime | None  # the soonest deadline still ahead of `now`
+
+
+async def count_open_windows(conn: Conn, since: datetime, now: datetime) -> WindowCounts:
+    record = await conn.fetchrow(
+        "SELECT count(*) AS open, count(*) FILTER (WHERE window_closes_at <= $1) AS past,"
+        " min(window_closes_at) FILTER (WHERE window_closes_at > $2) AS next_deadline"
+        " FROM rounds WHERE status = 'raise_window'",
+        since,
+        now,
+    )
+    assert record is not None  # an aggregate always answers one row
+    return WindowCounts(open=record["open"], past=record["past"], next_deadline=record["next_deadline"])
+
+
 async def select_rounds(
     conn: Conn,
     operator_id: str,

@@ -12,7 +12,7 @@ import pytest
 from service.cli import main
 from service.client import Client
 from service.settings import Settings
-from tests.support.served import served
+from tests.support.threaded import served
 
 # alice (seat 0) deals round 1 against one computer, nepal/v1, ante 10. Round 1: the computer passes 5-7; alice's
 # ace is called low against a 6 and her 10 chips win on the 3. Round 2: alice calls her pair of 9s higher, then

@@ -59,6 +59,7 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
         {"400", "401", "404", "409", "422", "503"},
     ),
     ("/v1/inbetween/games/{game_id}/records", "get"): (None, "200", "GameRecordPage", {"400", "401", "404", "503"}),
+    ("/v1/reports/rtp", "get"): (None, "200", "RtpReportOut", {"400", "401", "422", "503"}),
 }
 # An empty body is the same as {}.
 OPTIONAL_BODIES = {("/v1/rounds/{round_id}/close", "post"), ("/v1/rounds/{round_id}/recall-link", "post")}

