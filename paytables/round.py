@@ -27,7 +27,13 @@ from paytables.events import (
 )
 from paytables.paytable import Paytable
 from paytables.red_dog import Classification, Decision, Outcome, Result, Transaction
-from paytables.refusals import AlreadyDecided, GameError, NotInRaiseWindow, RaiseWindowClosed, UnknownBet
+from paytables.refusals import (
+    AlreadyDecided,
+    GameError,
+    NotInRaiseWindow,
+    RaiseWindowClosed,
+    UnknownBet,
+)
 from shoe.cards import rank
 from shoe.shoe import Shoe
 
@@ -38,6 +44,7 @@ class RoundStatus(enum.StrEnum):
     RAISE_WINDOW = "raise_window"
     SETTLED = "settled"
     VOID = "void"
+    ROLLED_BACK = "rolled_back"
 
 
 class Bet(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,6 +83,8 @@ class Round(msgspec.Struct, frozen=True, kw_only=True):
     raise_window_closes_at: datetime | None = None
     settled_at: datetime | None = None
     void_reason: str | None = None
+    rolled_back_at: datetime | None = None
+    rollback_reason: str | None = None
 
     @property
     def is_open(self) -> bool:

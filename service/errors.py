@@ -98,12 +98,23 @@ def on_rule_error(_: Request[Any, Any, Any], exc: RuleError) -> Response[Problem
 def on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
     status = exc.status_code
     if isinstance(exc, ValidationException) or status == 400:
-        errors = exc.extra if isinstance(exc.extra, list) else None
+        errors = _as_sent(_, exc.extra) if isinstance(exc.extra, list) else None
         return problem(400, "VALIDATION_ERROR", _clean(exc.detail), errors=errors)
     code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHENTICATED", 415: "UNSUPPORTED_MEDIA_TYPE"}
     if status >= 500:
         return on_unexpected(_, exc)
     return problem(status, code.get(status, "CLIENT_ERROR"), _clean(exc.detail))
+
+
+def _as_sent(request: Request[Any, Any, Any], errors: list[Any]) -> list[Any]:
+    """Litestar names a bad parameter by its Python name (`opened_from`): name it as the client sent it (`from`)."""
+    parameters = request.route_handler.parsed_fn_signature.parameters
+    for error in errors:
+        field = parameters.get(error.get("key", "")) if isinstance(error, dict) else None
+        sent_as = getattr(field.kwarg_definition, "name", None) if field is not None else None
+        if sent_as:
+            error["key"] = sent_as
+    return errors
 
 
 def on_database_down(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:

@@ -45,7 +45,7 @@ def _table_to_use(client: Client) -> str:
 
 
 def _fits(table: dict[str, Any]) -> bool:
-    return (
+    return bool(
         table["status"] == "open"
         and table["mode"] == "live"
         and table["paytable"] == DEMO_PAYTABLE

@@ -6,13 +6,13 @@ Each returns a RoundView (domain values); `service/api/` decides how it is shown
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from uuid import UUID
 
 import msgspec
 import structlog
 
-from paytables import loader, shoe_lifecycle
+from paytables import loader, round_rollback, shoe_lifecycle
 from paytables import round as red_dog_round
 from paytables.events import Event
 from paytables.round import PlayerDecision, Round, Step
@@ -31,10 +31,11 @@ log = structlog.get_logger("reddog.rounds")
 
 
 class RoundView(msgspec.Struct, frozen=True, kw_only=True):
-    """A round as the use cases return it: the round, and its shoe's reveal once the shoe has retired."""
+    """A round as the use cases return it: the round, its table's currency, and its shoe's reveal once retired."""
 
     round: Round
     reveal: Reveal | None
+    currency: str
 
 
 class NewRound(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,6 +49,8 @@ class RoundQuery(msgspec.Struct, frozen=True, kw_only=True):
     status: str | None = None
     opened_from: datetime | None = None
     opened_to: datetime | None = None
+    settled_from: datetime | None = None
+    settled_to: datetime | None = None
     before: tuple[datetime, UUID] | None = None  # (opened_at, round_id) of the last round already seen
     limit: int = 50
 
@@ -142,6 +145,21 @@ async def void_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView
     return _persist(unit, stored, lock, step)
 
 
+async def rollback_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView:
+    """Reverse every transaction of a round opened within the grace period; a second rollback changes nothing."""
+    stored, lock = await _locked_round(unit, round_id)
+    paytable = loader.get(stored.round.paytable)
+    grace = timedelta(seconds=unit.settings.rollback_grace_seconds)
+    step = round_rollback.rollback(
+        stored.round, stored.shoe, paytable, reason=reason, now=unit.now, actor=unit.operator_id, grace=grace
+    )
+    if not step.events:  # already rolled back: nothing to write
+        return view(stored)
+    if step.round.status is red_dog_round.RoundStatus.ROLLED_BACK:
+        unit.after_commit.append(lambda: log.info("round_rolled_back", round_id=str(round_id), reason=reason))
+    return _persist(unit, stored, lock, step)
+
+
 async def get_round(unit: UnitOfWork, round_id: UUID) -> RoundView:
     """A read; a round whose window has passed is settled first, so nobody sees a stale open window."""
     structlog.contextvars.bind_contextvars(round_id=str(round_id))  # the request log line names the round
@@ -179,7 +197,7 @@ async def list_rounds(unit: UnitOfWork, query: RoundQuery) -> list[RoundView]:
 def view(stored: StoredRound) -> RoundView:
     rnd = stored.round
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, stored.shoe, stored.table_shoe_commitment)
-    return RoundView(round=rnd, reveal=reveal)
+    return RoundView(round=rnd, reveal=reveal, currency=stored.currency)
 
 
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
@@ -197,6 +215,8 @@ def _persist(
 ) -> RoundView:
     """Write the round, settle its shoe's fate when it ends, append the audit records, move the table's head."""
     rnd = step.round
+    # A new round that settled at once ends now; so does one that was open. A rollback of an ended round does not.
+    ended_now = step.ended and (opened is not None or stored.round.is_open)
     table_id = UUID(rnd.table_id)
     if opened is None:
         unit.defer([round_sql.update_round(rnd, step.shoe)])
@@ -204,7 +224,7 @@ def _persist(
     table_shoe: bytes | table_sql.Unset | None = UNSET
     active_round: UUID | table_sql.Unset | None = UNSET
     table_commitment = stored.table_shoe_commitment
-    if step.ended:
+    if ended_now:
         fate = shoe_lifecycle.at_round_end(step.shoe, round_id=rnd.round_id, table_closed=lock.closed)
         events.extend(fate.revealed)
         if fate.table_holds_shoes:
@@ -218,9 +238,10 @@ def _persist(
     unit.defer([*writes, table_sql.update_table(table_id, head, shoe=table_shoe, active_round_id=active_round)])
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
-    if step.ended:
+    if ended_now:
         unit.after_commit.append(lambda: _record_end(rnd, stored.currency))
-    return RoundView(round=rnd, reveal=shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment))
+    reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
+    return RoundView(round=rnd, reveal=reveal, currency=stored.currency)
 
 
 def _record_end(rnd: Round, currency: str) -> None:

@@ -8,7 +8,9 @@ from uuid import UUID
 import msgspec
 
 from paytables import loader, rtp
+from paytables.currency import minor_unit_exponent
 from paytables.paytable import Paytable
+from paytables.red_dog import Direction
 from paytables.refusals import RaiseExceedsAnte
 from paytables.round import Bet, Call, PlayerDecision, Raise
 from service.api import wire
@@ -74,6 +76,7 @@ def table_out(table: TableRow) -> wire.TableOut:
             "created_at": table.created_at,
             "closed_at": table.closed_at,
             "theoretical": theoretical(settings.paytable, settings.decks),
+            "currency_exponent": minor_unit_exponent(settings.currency) or 0,
         },
         wire.TableOut,
         from_attributes=True,
@@ -105,11 +108,24 @@ def round_out(view: RoundView) -> wire.RoundOut:
         void_reason=rnd.void_reason,
         test=rnd.test,
         shoe=wire.ShoeOut(commitment=rnd.commitment, reveal=reveal),
-        bets=[bet_out(b) for b in rnd.bets],
+        bets=[bet_out(b, view.currency) for b in rnd.bets],
+        currency=view.currency,
+        rolled_back_at=rnd.rolled_back_at,
+        rollback_reason=rnd.rollback_reason,
+        recall_link=recall_link(rnd.round_id),
     )
 
 
-def bet_out(bet: Bet) -> wire.BetOut:
+def recall_link(round_id: str) -> str | None:
+    """Where support staff read a round: the auditors' recall page, which this server does not serve yet.
+
+    The hook for it: return the path of `GET /v1/rounds/{round_id}/recall-link` once that route exists.
+    """
+    del round_id
+    return None
+
+
+def bet_out(bet: Bet, currency: str) -> wire.BetOut:
     return wire.BetOut(
         bet_id=bet.bet_id,
         player_id=bet.player_id,
@@ -125,7 +141,27 @@ def bet_out(bet: Bet) -> wire.BetOut:
                 kind=t.kind.value,
                 type=t.type.value,
                 amount=t.amount,
+                currency=currency,
+                reverses=t.reverses,
             )
             for t in bet.transactions
         ],
+    )
+
+
+def round_page(views: list[RoundView], next_cursor: str | None) -> wire.RoundPage:
+    """A page of rounds and, per currency, what its transactions moved: every debit (wagered), every credit (paid)."""
+    totals: dict[str, wire.CurrencyTotals] = {}
+    for v in views:
+        t = totals.setdefault(v.currency, wire.CurrencyTotals(currency=v.currency, rounds=0, wagered=0, paid=0, net=0))
+        t.rounds += 1
+        for bet in v.round.bets:
+            for move in bet.transactions:
+                if move.type is Direction.DEBIT:
+                    t.wagered += move.amount
+                else:
+                    t.paid += move.amount
+        t.net = t.paid - t.wagered
+    return wire.RoundPage(
+        items=[round_out(v) for v in views], next_cursor=next_cursor, totals=[totals[c] for c in sorted(totals)]
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Request, Response, get, post
@@ -78,6 +78,20 @@ async def void_round(
     return await write(request, 200, lambda unit: round_use_cases.void_round(unit, round_id, reason), _present)
 
 
+@post(
+    "/rounds/{round_id:uuid}/rollback",
+    status_code=200,
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    summary="Roll a round back: every transaction reversed (within the grace period)",
+    **body(wire.RollbackIn),
+)
+async def rollback_round(
+    request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
+) -> Response[bytes]:
+    reason = body_of(request).reason
+    return await write(request, 200, lambda unit: round_use_cases.rollback_round(unit, round_id, reason), _present)
+
+
 @get("/rounds/{round_id:uuid}", responses=responses(200, wire.RoundOut, *SIGNED, 404), summary="One round")
 async def get_round(request: Request[Any, Any, Any], round_id: FromPath[UUID]) -> wire.RoundOut:
     return presenters.round_out(await read(request, lambda unit: round_use_cases.get_round(unit, round_id)))
@@ -88,9 +102,11 @@ async def list_rounds(
     request: Request[Any, Any, Any],
     table_id: FromQuery[UUID | None] = None,
     player_id: Annotated[str | None, QueryParameter(max_length=64)] = None,
-    status: FromQuery[Literal["raise_window", "settled", "void"] | None] = None,
+    status: FromQuery[wire.RoundStatusName | None] = None,
     opened_from: Annotated[datetime | None, QueryParameter(name="from", description="opened at or after")] = None,
     opened_to: Annotated[datetime | None, QueryParameter(name="to", description="opened before")] = None,
+    settled_from: Annotated[datetime | None, QueryParameter(description="settled at or after")] = None,
+    settled_to: Annotated[datetime | None, QueryParameter(description="settled before")] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> wire.RoundPage:
@@ -100,13 +116,15 @@ async def list_rounds(
         status=status,
         opened_from=opened_from,
         opened_to=opened_to,
+        settled_from=settled_from,
+        settled_to=settled_to,
         before=None if cursor is None else decode_cursor(cursor),
         limit=limit + 1,  # one more than asked tells whether there is a next page
     )
     found = await read(request, lambda unit: round_use_cases.list_rounds(unit, query))
     page = found[:limit]
     next_cursor = encode_cursor(page[-1]) if len(found) > limit else None
-    return wire.RoundPage(items=[presenters.round_out(v) for v in page], next_cursor=next_cursor)
+    return presenters.round_page(page, next_cursor)
 
 
 def encode_cursor(view: RoundView) -> str:
@@ -126,4 +144,4 @@ def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
         raise ApiError(400, "VALIDATION_ERROR", "cursor is not one this API issued") from None
 
 
-handlers = [create_round, decide, close_round, void_round, get_round, list_rounds]
+handlers = [create_round, decide, close_round, void_round, rollback_round, get_round, list_rounds]

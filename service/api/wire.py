@@ -14,11 +14,11 @@ from paytables.rtp import Theoretical  # the exact figures are public values: sh
 TableStatusName = Literal["open", "closed"]
 ShoePolicyName = Literal["per_round", "cut_card"]
 TableModeName = Literal["live", "test"]
-RoundStatusName = Literal["raise_window", "settled", "void"]
+RoundStatusName = Literal["raise_window", "settled", "void", "rolled_back"]
 OutcomeName = Literal["consecutive", "pair", "trips", "spread"]
 DecisionName = Literal["raise", "call", "timeout_call"]
-ResultName = Literal["win", "lose", "push", "trips", "void"]
-TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund"]
+ResultName = Literal["win", "lose", "push", "trips", "void", "rolled_back"]
+TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund", "rollback"]
 DirectionName = Literal["debit", "credit"]
 
 MAX_AMOUNT = 10**12  # a trillion minor units: far above any table limit, far below bigint overflow
@@ -79,6 +79,18 @@ class VoidIn(RequestBody):
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
 
 
+class RollbackIn(RequestBody):
+    reason: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=500,
+            description="why the round is undone; kept in the round and its audit record",
+            examples=["wallet debit failed"],
+        ),
+    ]
+
+
 class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
     name: str
@@ -114,6 +126,7 @@ class TableOut(msgspec.Struct, kw_only=True):
     created_at: datetime
     closed_at: datetime | None
     theoretical: Theoretical
+    currency_exponent: int  # ISO 4217 minor unit: an amount of n minor units is n / 10**currency_exponent
 
 
 class TableList(msgspec.Struct, kw_only=True):
@@ -125,6 +138,8 @@ class TransactionOut(msgspec.Struct, kw_only=True):
     kind: TransactionKindName
     type: DirectionName
     amount: int
+    currency: str
+    reverses: str | None  # a rollback: the id of the transaction it reverses
 
 
 class BetOut(msgspec.Struct, kw_only=True):
@@ -152,7 +167,7 @@ class RevealOut(msgspec.Struct, kw_only=True):
 
 class ShoeOut(msgspec.Struct, kw_only=True):
     commitment: str
-    reveal: RevealOut | None = None
+    reveal: RevealOut | None  # always sent: null until the shoe is retired
 
 
 class RoundOut(msgspec.Struct, kw_only=True):
@@ -173,8 +188,21 @@ class RoundOut(msgspec.Struct, kw_only=True):
     test: bool
     shoe: ShoeOut
     bets: list[BetOut]
+    currency: str
+    rolled_back_at: datetime | None
+    rollback_reason: str | None
+    recall_link: str | None  # support staff's round-details page, once the server offers one
+
+
+class CurrencyTotals(msgspec.Struct, kw_only=True):
+    currency: str
+    rounds: int
+    wagered: int
+    paid: int
+    net: int
 
 
 class RoundPage(msgspec.Struct, kw_only=True):
     items: list[RoundOut]
     next_cursor: str | None
+    totals: list[CurrencyTotals]

@@ -33,6 +33,7 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
     ),
     ("/v1/rounds/{round_id}/close", "post"): (None, "200", "RoundOut", {"400", "401", "404", "409", "503"}),
     ("/v1/rounds/{round_id}/void", "post"): ("VoidIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
+    ("/v1/rounds/{round_id}/rollback", "post"): ("RollbackIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
     ("/v1/rounds/{round_id}", "get"): (None, "200", "RoundOut", {"401", "404", "503"}),
     ("/v1/rounds", "get"): (None, "200", "RoundPage", {"400", "401", "503"}),
 }
@@ -102,7 +103,7 @@ def test_the_round_schema_has_every_field_the_spec_names(doc: dict[str, Any]) ->
     spec_bet = {"bet_id", "player_id", "ante", "raise", "decision", "result", "payout", "net", "transactions"}
     assert spec_bet <= set(schemas["BetOut"]["properties"])
     kinds = schemas["TransactionOut"]["properties"]["kind"]["enum"]
-    assert set(kinds) == {"ante", "raise", "payout", "post_penalty", "refund"}
+    assert set(kinds) == {"ante", "raise", "payout", "post_penalty", "refund", "rollback"}
 
 
 async def test_a_real_round_has_exactly_the_documented_fields(api: Signed, doc: dict[str, Any]) -> None:
