@@ -11,13 +11,11 @@ import asyncpg
 from litestar import Litestar, MediaType, Response, Router, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
 from service import logs, sweeper
-from service.api import paytable_routes, round_routes, table_routes
-from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
+from service.api import paytable_routes, round_routes, schema_site, table_routes
+from service.api.openapi_docs import name_body_union
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.errors import exception_handlers
@@ -64,13 +62,15 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
                     await task
             await app.state.pool.close()
 
+    # Signing is documented as security schemes (service/api/openapi_polish.py), not as parameters of every route.
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers],
+        route_handlers=[
+            Router(path="/", route_handlers=table_routes.handlers, tags=["tables"]),
+            Router(path="/", route_handlers=round_routes.handlers, tags=["rounds"]),
+        ],
         before_request=authenticate,
-        parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
-        tags=["rounds and tables"],
     )
     app = Litestar(
         route_handlers=[paytable_routes.router, signed, health, ready, metrics],
@@ -86,21 +86,11 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
 
 
 def _openapi() -> OpenAPIConfig:
-    scheme = SecurityScheme(
-        type="apiKey",
-        name="X-Signature",
-        security_scheme_in="header",
-        description="HMAC-SHA256 (lowercase hex) with the operator secret over "
-        "timestamp \\n METHOD \\n path_with_query \\n idempotency_key \\n raw_body (the key line is empty for a "
-        "GET); send X-Operator-Id and X-Timestamp (unix seconds) too. Every POST also needs an Idempotency-Key "
-        "header (1-128 printable characters), which the signature covers.",
-    )
     return OpenAPIConfig(
         title="Red Dog table service",
         version="1.0.0",
-        path="/schema",
-        render_plugins=[SwaggerRenderPlugin()],
-        components=Components(security_schemes={"signature": scheme}),
+        path=schema_site.SCHEMA_PATH,
+        render_plugins=schema_site.render_plugins(),
     )
 
 

@@ -20,7 +20,7 @@ log = structlog.get_logger("reddog.errors")
 class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
     """RFC 9457 problem details, plus our machine-readable `code` and whether a retry can succeed."""
 
-    type: str = "about:blank"
+    type: str  # always sent (no default for omit_defaults to drop): "about:blank", the status says it all
     title: str
     status: int
     detail: str
@@ -68,7 +68,14 @@ GAME_STATUS = {"NOT_FOUND": 404, "RAISE_EXCEEDS_ANTE": 422}  # every other game 
 def problem(
     status: int, code: str, detail: str, *, retryable: bool = False, errors: list[dict[str, Any]] | None = None
 ) -> Response[Problem]:
-    body = Problem(title=TITLES.get(status, "Error"), status=status, detail=detail, code=code, retryable=retryable)
+    body = Problem(
+        type="about:blank",
+        title=TITLES.get(status, "Error"),
+        status=status,
+        detail=detail,
+        code=code,
+        retryable=retryable,
+    )
     if errors:
         body.errors = errors
     headers = {"Retry-After": "1"} if retryable else None

@@ -14,7 +14,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from service import round_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 from service.errors import ApiError
 from service.round_use_cases import RoundQuery, RoundView
@@ -27,7 +27,9 @@ def _present(view: RoundView) -> bytes:
 @post(
     "/tables/{table_id:uuid}/rounds",
     status_code=201,
-    responses=responses(201, wire.RoundOut, *SIGNED, 403, 404, 409, 422),
+    responses=responses(
+        201, wire.RoundOut, *SIGNED, 403, 404, 409, 422, conflicts=(*KEY, "TABLE_CLOSED", "ROUND_IN_PROGRESS")
+    ),
     summary="Open a round: take the antes, deal the two posts",
     **body(wire.CreateRound),
 )
@@ -41,7 +43,15 @@ async def create_round(
 @post(
     "/rounds/{round_id:uuid}/decisions",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, 422),
+    responses=responses(
+        200,
+        wire.RoundOut,
+        *SIGNED,
+        404,
+        409,
+        422,
+        conflicts=(*KEY, "NOT_IN_RAISE_WINDOW", "RAISE_WINDOW_CLOSED", "ALREADY_DECIDED"),
+    ),
     summary="A player's raise or call; the last one deals the third card and settles",
     **body(wire.DecisionIn),
 )
@@ -55,7 +65,7 @@ async def decide(
 @post(
     "/rounds/{round_id:uuid}/close",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
     summary="The dealer closes the raise window now; undecided bets call",
 )
 async def close_round(
@@ -67,7 +77,7 @@ async def close_round(
 @post(
     "/rounds/{round_id:uuid}/void",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
     summary="Void an unsettled round: every stake is refunded",
     **body(wire.VoidIn),
 )
@@ -81,7 +91,7 @@ async def void_round(
 @post(
     "/rounds/{round_id:uuid}/rollback",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "ROLLBACK_GRACE_EXPIRED")),
     summary="Roll a round back: every transaction reversed (within the grace period)",
     **body(wire.RollbackIn),
 )

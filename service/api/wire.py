@@ -20,11 +20,13 @@ DecisionName = Literal["raise", "call", "timeout_call"]
 ResultName = Literal["win", "lose", "push", "trips", "void", "rolled_back"]
 TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund", "rollback"]
 DirectionName = Literal["debit", "credit"]
+PostRuleName = Literal["lose", "lose_double"]
 
 MAX_AMOUNT = 10**12  # a trillion minor units: far above any table limit, far below bigint overflow
 Amount = Annotated[int, msgspec.Meta(ge=1, le=MAX_AMOUNT, description="integer minor units of the table currency")]
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
-CardCode = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]$", description="rank 23456789TJQKA + suit SHDC")]
+CARD_PATTERN = r"^[2-9TJQKA][SHDC]$"
+CardCode = Annotated[str, msgspec.Meta(pattern=CARD_PATTERN, description="rank 23456789TJQKA + suit SHDC")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 
 
@@ -99,7 +101,7 @@ class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
     description: str
     spread_odds: list[int]
     trips_odds: int
-    post_rule: str
+    post_rule: PostRuleName
     max_raise_multiple: int
     theoretical: Theoretical | None = None
 
