@@ -20,9 +20,9 @@ from service.api.openapi_polish import polish
 ASSETS = "swagger-ui"  # under the schema path: /schema/swagger-ui/<file>
 SCHEMA_PATH = "/schema"
 FILES = {
-    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-    "swagger-ui-standalone-preset.js": "text/javascript; charset=utf-8",
-    "swagger-ui.css": "text/css; charset=utf-8",
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui-standalone-preset.js": "text/javascript",
+    "swagger-ui.css": "text/css",
     "favicon-32x32.png": "image/png",
 }
 
