@@ -1,0 +1,41 @@
+"""The Makefile's Python probe is silent where pyenv shims name versions that are not installed, and `make run`
+execs the server (make's own child is the server, not a shell)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_python_probe_prints_nothing_when_a_shim_names_a_missing_version(tmp_path: Path) -> None:
+    shim = tmp_path / "python3.13"  # what pyenv leaves on PATH for a version it does not have
+    shim.write_text('#!/bin/sh\necho "pyenv: python3.13: command not found" >&2\nexit 127\n')
+    shim.chmod(0o755)
+    (tmp_path / "python3").symlink_to(sys.executable)
+    make = shutil.which("make")
+    assert make is not None
+    result = subprocess.run(  # noqa: S603 - make on our own Makefile
+        [make, "-s", "-f", str(ROOT / "Makefile"), "--eval", "probe: ; @echo $(PYTHON)", "probe"],
+        cwd=ROOT,
+        env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.strip() in {"python3.12", "python3.11", "python3"}  # past the broken shim, silently
+
+
+def test_make_run_execs_the_server() -> None:
+    make = shutil.which("make")
+    assert make is not None
+    dry = subprocess.run(  # noqa: S603 - make -n prints the recipe without running it
+        [make, "-n", "-o", ".venv/.installed-stamp", "run"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert dry.stdout.strip().splitlines() == ["exec .venv/bin/reddog serve"]
