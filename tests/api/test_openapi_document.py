@@ -113,7 +113,7 @@ def test_the_error_table_of_the_docs_is_the_list_of_codes_in_code() -> None:
 def _codes_in_source() -> set[str]:
     """Every code the code can answer: ApiError(status, "CODE", ...), problem(status, "CODE", ...), a refusal's
     `code = "CODE"`, and the status-to-code map of the HTTP errors, read from the source (not from the list)."""
-    found: set[str] = set()
+    found: set[Any] = set()
     files = [*(ROOT / "service").rglob("*.py"), ROOT / "paytables" / "refusals.py"]
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):

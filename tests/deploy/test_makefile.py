@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# As from a shell: not a sub-make of `make test` (which would print "Entering directory" and pass its flags on).
+OUTSIDE_MAKE = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
 
 
 def test_the_python_probe_prints_nothing_when_a_shim_names_a_missing_version(tmp_path: Path) -> None:
@@ -22,7 +24,7 @@ def test_the_python_probe_prints_nothing_when_a_shim_names_a_missing_version(tmp
     result = subprocess.run(  # noqa: S603 - make on our own Makefile
         [make, "-s", "-f", str(ROOT / "Makefile"), "--eval", "probe: ; @echo $(PYTHON)", "probe"],
         cwd=ROOT,
-        env={**os.environ, "PATH": f"{tmp_path}:/usr/bin:/bin"},
+        env={**OUTSIDE_MAKE, "PATH": f"{tmp_path}:/usr/bin:/bin"},
         capture_output=True,
         text=True,
         check=False,
@@ -36,6 +38,11 @@ def test_make_run_execs_the_server() -> None:
     make = shutil.which("make")
     assert make is not None
     dry = subprocess.run(  # noqa: S603 - make -n prints the recipe without running it
-        [make, "-n", "-o", ".venv/.installed-stamp", "run"], cwd=ROOT, capture_output=True, text=True, check=True
+        [make, "-n", "-o", ".venv/.installed-stamp", "run"],
+        cwd=ROOT,
+        env=OUTSIDE_MAKE,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert dry.stdout.strip().splitlines() == ["exec .venv/bin/reddog serve"]
