@@ -90,7 +90,7 @@ INFO = {
     "but the public paytables is signed (see the `signature` security scheme); every POST takes an "
     "`Idempotency-Key` and may be retried with it. Errors are RFC 9457 problem details with a stable `code`. "
     "The prose contract is docs/api.md.",
-    "contact": {"name": "Red Dog table service maintainers", "url": "https://example.invalid/reddog"},
+    "contact": {"name": "Red Dog table service maintainers"},
     "license": {"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
 }
 

@@ -32,6 +32,8 @@ def test_swagger_ui_shows_every_operation_with_only_the_services_own_origin_reac
         page.route("**/*", route)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        doc = httpx.get(f"{url}/schema/openapi.json").json()
+        documented = sum(m in ("get", "post", "put", "patch", "delete") for item in doc["paths"].values() for m in item)
         page.goto(f"{url}/schema/swagger")
         page.wait_for_selector(".opblock", timeout=30_000)
         operations = page.locator(".opblock").count()
@@ -39,7 +41,7 @@ def test_swagger_ui_shows_every_operation_with_only_the_services_own_origin_reac
         page.close()
     assert errors == []
     assert blocked == []  # it never even tried another origin
-    assert operations == 13  # every documented operation
+    assert operations == documented  # every operation of the document
     for summary in SUMMARIES:
         assert summary in text
     assert {urlsplit(u).path.rsplit("/", 1)[-1] for u in asked if "/swagger-ui/" in u} <= set(FILES)
