@@ -11,9 +11,12 @@ import msgspec
 import structlog
 from litestar import Request
 
+from service import auth_failures
 from service.api.bodies import decode_body
 from service.errors import ApiError
 from service.settings import Settings
+
+log = structlog.get_logger("reddog.auth")
 
 MAX_KEY_LENGTH = 128
 
@@ -62,6 +65,16 @@ def _unauthenticated() -> ApiError:
     return ApiError(401, "UNAUTHENTICATED", "missing or invalid request signature")
 
 
+async def _refused(request: Request[Any, Any, Any], operator_id: str) -> ApiError:
+    """Count the failure on the system chain (rate-limited there), then refuse: the refusal never waits on it."""
+    address = request.client.host if request.client is not None else ""
+    try:
+        await auth_failures.note_failure(request.app.state.runner, operator_id, address)
+    except Exception as exc:  # a failure to record is logged; the request is refused all the same
+        log.warning("auth_failure_not_recorded", error=type(exc).__name__)
+    return _unauthenticated()
+
+
 SECURITY_HEADERS = (b"x-operator-id", b"x-timestamp", b"x-signature", b"idempotency-key")
 
 
@@ -84,15 +97,15 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     role = Role.OPERATOR if operator_id in settings.operators else Role.AUDITOR
     secret = settings.operators.get(operator_id) or settings.auditors.get(operator_id)
     if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     if abs(request.app.state.clock().timestamp() - int(timestamp)) > settings.signature_tolerance_seconds:
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     body = await request.body()
     target = path_with_query(request.scope)
     key = headers.get("idempotency-key", "") if request.method == "POST" else ""
     expected = sign(secret, timestamp, request.method, target, body, idempotency_key=key)
     if not hmac.compare_digest(expected, signature.lower() if len(signature) == 64 else "-"):
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     structlog.contextvars.bind_contextvars(operator=operator_id)
     if role is Role.AUDITOR and (request.method != "GET" or not request.route_handler.opt.get(AUDITORS_ALLOWED)):
         raise ApiError(403, "AUDITOR_READ_ONLY", "auditor credentials may only read the audit records and reports")

@@ -12,6 +12,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from audit.signed_note import KeyPair, generate_key
 from service.app import create_app
 from service.audit_verify import broken, verify_chains
 from service.db.migrate import apply_migrations
@@ -61,6 +62,9 @@ async def db(database_url: str) -> AsyncIterator[asyncpg.Connection]:
     await conn.close()
 
 
+AUDIT_KEY: KeyPair = generate_key("reddog.test/audit", secrets.token_bytes(32))  # this run's checkpoint key
+
+
 def make_settings(database_url: str, **overrides: Any) -> Settings:
     """Settings with a fresh operator, so each test sees only its own tables and rounds."""
     operator = f"op-{secrets.token_hex(6)}"
@@ -72,6 +76,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "log_level": "WARNING",
         "pool_min_size": 1,
         "pool_max_size": 8,
+        "audit_signing_key": AUDIT_KEY.signer_key,
     }
     return Settings(**{**values, **overrides})
 

@@ -1,11 +1,14 @@
 """What every field, parameter and operation of the OpenAPI document means, kept apart from the wire Structs so
 they stay short (a description here wins over a wire one); a test checks that every property and parameter has a
-description and that none here names a field that no longer exists."""
+description and that none here names a field that no longer exists. The audit, recall and In Between fields and
+operations are in their own modules, gathered here; every parameter is here, since routes share names."""
 
 # ruff: noqa: E501 - a description per line reads better than wrapped strings
 from __future__ import annotations
 
 from typing import Any
+
+from service.api import openapi_audit_descriptions, openapi_inbetween_descriptions
 
 UUID_ID = "a UUID (version 4), lowercase with hyphens"
 MONEY = "integer minor units of the table's currency (see `currency_exponent`)"
@@ -14,7 +17,7 @@ TIME = "an RFC 3339 time in UTC, with `Z`"
 DECIMAL = "an exact figure as a decimal string, rounded to 10 places (`0.0354117647`): parse it with a decimal type, not a float"
 FRACTION = "the same figure exactly, as a fraction string `p/q` in lowest terms (`301/8500`)"
 
-PROPERTIES: dict[str, dict[str, str]] = {
+RED_DOG_PROPERTIES: dict[str, dict[str, str]] = {
     "BetIn": {
         "player_id": "the aggregator's player id: 1-64 of `A-Za-z0-9._:@-`; one bet per player a round",
         "ante": f"the ante, {MONEY}, within the table's `min_ante..max_ante`",
@@ -116,7 +119,7 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "currency": "the table's ISO 4217 currency: every amount of the round is in its minor units",
         "rolled_back_at": f"when it was rolled back, {TIME}",
         "rollback_reason": "the reason given to roll it back",
-        "recall_link": "support staff's page for this round, once the server offers one; null until then",
+        "recall_link": "the path of this round's `POST .../recall-link`: a signed POST there returns a link to the round's replay page, for support staff or the player, that opens without credentials until it expires",
     },
     "RoundPage": {
         "items": "rounds, newest first",
@@ -173,25 +176,66 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
 }
 
-PARAMETERS: dict[str, str] = {
-    "table_id": f"a table's id, {UUID_ID}",
+# A name means one thing everywhere, or (a dict) one thing per operation that takes it: (method, path) -> text.
+PARAMETERS: dict[str, str | dict[tuple[str, str], str]] = {
+    "table_id": {
+        ("get", "/v1/tables/{table_id}"): f"the table's id, {UUID_ID}",
+        ("post", "/v1/tables/{table_id}/close"): f"the table's id, {UUID_ID}",
+        ("post", "/v1/tables/{table_id}/rounds"): f"the table's id, {UUID_ID}",
+        ("get", "/v1/rounds"): f"only rounds of this table, {UUID_ID}",
+        (
+            "get",
+            "/v1/audit/checkpoints/latest",
+        ): f"the table's id, {UUID_ID}; auditors: the nil UUID for the system chain",
+        ("get", "/v1/audit/consistency"): f"the table's id, {UUID_ID}; auditors: the nil UUID for the system chain",
+    },
     "round_id": f"a round's id, {UUID_ID}",
-    "player_id": "only rounds with a bet by this player",
+    "game_id": f"an In Between game's id, {UUID_ID}",
+    "player_id": {
+        ("get", "/v1/rounds"): "only rounds with a bet by this player",
+        ("get", "/v1/players/{player_id}/rounds"): "the player, as the rounds name them (1-64 characters)",
+    },
     "status": "only rounds in this status",
-    "from": "only rounds opened at or after this RFC 3339 date-time; one without a zone is read as UTC; a bare date (`2020-01-01`) is refused",
-    "to": "only rounds opened before this date-time (same rules as `from`)",
+    "from": {
+        (
+            "get",
+            "/v1/rounds",
+        ): "only rounds opened at or after this RFC 3339 date-time; one without a zone is read as UTC; a bare date (`2020-01-01`) is refused",
+        (
+            "get",
+            "/v1/audit/consistency",
+        ): "the size of a log you hold an anchor of (a checkpoint's `tree_size`, a reply's `checkpoint_size`); 0..the checkpoint's size",
+    },
+    "to": {
+        ("get", "/v1/rounds"): "only rounds opened before this date-time (same rules as `from`)",
+        ("get", "/v1/audit/consistency"): "the `tree_size` of a checkpoint to prove against; absent: the latest",
+    },
     "settled_from": "only rounds that ended at or after this date-time (same rules as `from`); open rounds never match",
     "settled_to": "only rounds that ended before this date-time (same rules as `from`)",
-    "limit": "rounds per page, 1..200",
+    "limit": {
+        ("get", "/v1/rounds"): "rounds per page, 1..200",
+        ("get", "/v1/players/{player_id}/rounds"): "how many of the player's last rounds, 1..100",
+        ("get", "/v1/inbetween/games/{game_id}/records"): "records per page, 1..1000",
+    },
     "cursor": "the `next_cursor` of the previous page, as it was; anything else is refused",
-    "name": "the paytable family (`standard`)",
-    "version": "the version (`v1`)",
+    "after": "the last `seq` already read (0: from the start); a page's `next_after`",
+    "name": {
+        ("get", "/v1/paytables/{name}/{version}"): "the paytable family (`standard`)",
+        ("get", "/v1/inbetween/rulesets/{name}/{version}"): "the rule set's name, the middle of its id (`nepal`)",
+    },
+    "version": {
+        ("get", "/v1/paytables/{name}/{version}"): "the version (`v1`)",
+        ("get", "/v1/inbetween/rulesets/{name}/{version}"): "the rule set's version (`v1`)",
+    },
     "decks": "1..8: include the exact theoretical figures for that many decks",
+    "expires": "the link's expiry, unix seconds, as the link gives it",
+    "sig": "the link's signature, as the link gives it (64 hex digits)",
+    "player": "as the link gives it: show only this player's bet",
     "Idempotency-Key": "Required by the server on every POST (1-128 printable ASCII characters, scoped to your operator, and signed). "
     "Keep it to retry: the same key and request return the first reply byte for byte. The signing hooks in docs/clients make a fresh one when you give none.",
 }
 
-OPERATIONS: dict[tuple[str, str], str] = {
+RED_DOG_OPERATIONS: dict[tuple[str, str], str] = {
     ("get", "/v1/paytables"): "Every released paytable with its sha256. Public: no signature.",
     (
         "get",
@@ -237,6 +281,9 @@ OPERATIONS: dict[tuple[str, str], str] = {
     ): "Your rounds, newest first, filtered and paged by cursor, with per-currency totals of each page. Rounds are shown as stored: one whose window passed a moment ago may read `raise_window` until the sweeper settles it.",
 }
 
+PROPERTIES = RED_DOG_PROPERTIES | openapi_audit_descriptions.PROPERTIES | openapi_inbetween_descriptions.PROPERTIES
+OPERATIONS = RED_DOG_OPERATIONS | openapi_audit_descriptions.OPERATIONS | openapi_inbetween_descriptions.OPERATIONS
+
 
 def describe(doc: dict[str, Any]) -> None:
     """Fill in the descriptions above wherever Litestar left none."""
@@ -249,6 +296,12 @@ def describe(doc: dict[str, Any]) -> None:
             if (method, path) in OPERATIONS:
                 op["description"] = OPERATIONS[(method, path)]
             for param in op.get("parameters", []):
-                if param["name"] in PARAMETERS:
-                    param["description"] = PARAMETERS[param["name"]]
+                described = _parameter(param["name"], method, path)
+                if described is not None:  # else left bare, which a test reports
+                    param["description"] = described
                     param["schema"].pop("description", None)
+
+
+def _parameter(name: str, method: str, path: str) -> str | None:
+    described = PARAMETERS.get(name)
+    return described.get((method, path)) if isinstance(described, dict) else described

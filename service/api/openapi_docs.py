@@ -9,7 +9,7 @@ from litestar.openapi.spec import Example, OpenAPI, Reference, RequestBody, Sche
 from litestar.openapi.spec.discriminator import Discriminator
 from litestar.params import HeaderParameter
 
-from service.errors import PROBLEM_JSON, Problem
+from service.errors import PROBLEM_JSON, TITLES, Problem
 from service.problem_codes import when
 
 ERRORS = {
@@ -20,10 +20,11 @@ ERRORS = {
     "AUDITOR_READ_ONLY: auditor credentials on a route that is not theirs",
     404: "NOT_FOUND: no such resource for this operator",
     409: "IDEMPOTENCY_CONFLICT, NOT_IN_RAISE_WINDOW, RAISE_WINDOW_CLOSED, ALREADY_DECIDED, TABLE_CLOSED, "
-    "ROUND_IN_PROGRESS, ROLLBACK_GRACE_EXPIRED",
+    "ROUND_IN_PROGRESS, ROLLBACK_GRACE_EXPIRED, CHAIN_TRUNCATED (records a checkpoint signed are missing)",
     405: "METHOD_NOT_ALLOWED: the path does not take this method",
     422: "VALIDATION_ERROR (values the rules refuse), BET_LIMIT, RAISE_EXCEEDS_ANTE",
-    503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable",
+    503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable. CHECKPOINTS_DISABLED: the "
+    "server has no checkpoint signing key (development only)",
 }
 
 
@@ -43,25 +44,29 @@ def responses(
 
 def conflict_spec(codes: tuple[str, ...]) -> ResponseSpec:
     """A 409 that lists, and gives an example of, only the conflicts its route can answer."""
-    lines = [f"{code}: {when(code, 409)}" for code in codes]
+    return problem_spec(409, codes)
+
+
+def problem_spec(status: int, codes: tuple[str, ...]) -> ResponseSpec:
+    """A problem response that lists, and gives an example of, exactly the codes its route answers at `status`."""
     examples = [
         Example(
             id=code,
             summary=code,
             value={
                 "type": "about:blank",
-                "title": "Conflict",
-                "status": 409,
+                "title": TITLES.get(status, "Error"),  # as `service.errors.problem` titles it
+                "status": status,
                 "code": code,
-                "detail": when(code, 409),
-                "retryable": False,
+                "detail": when(code, status),
+                "retryable": "retryable" in when(code, status),
             },
         )
         for code in codes
     ]
     return ResponseSpec(
         data_container=Problem,
-        description="; ".join(lines),
+        description="; ".join(f"{code}: {when(code, status)}" for code in codes),
         media_type=PROBLEM_JSON,
         generate_examples=False,
         examples=examples,
@@ -110,3 +115,11 @@ def _tag(openapi: OpenAPI, ref: Reference, tag_field: str) -> str:
     tag = schema.properties[tag_field]
     assert isinstance(tag, Schema)
     return str(tag.const)
+
+
+def optional_body(openapi: OpenAPI, path: str) -> None:
+    """Document a POST body that may be left empty (an empty body means the defaults)."""
+    operation = openapi.paths[path].post if openapi.paths else None
+    assert operation is not None, path
+    assert isinstance(operation.request_body, RequestBody), path
+    operation.request_body.required = False

@@ -85,11 +85,12 @@ HEADERS = {
 }
 
 INFO = {
-    "description": "Red Dog (In Between) tables over REST for game aggregators. Money is always an integer number "
+    "description": "Red Dog tables over REST for game aggregators, with the audit anchors (signed checkpoints and "
+    "proofs), game recall, and In Between pot games played for chips. Money is always an integer number "
     "of minor units of the table's currency (`currency_exponent` says how many decimals). Every `/v1` request "
-    "but the public paytables is signed (see the `signature` security scheme); every POST takes an "
-    "`Idempotency-Key` and may be retried with it. Errors are RFC 9457 problem details with a stable `code`. "
-    "The prose contract is docs/api.md.",
+    "but the public paytables, rule sets and audit key is signed (see the `signature` security scheme); every "
+    "POST takes an `Idempotency-Key` and may be retried with it. Errors are RFC 9457 problem details with a "
+    "stable `code`. The prose contract is docs/api.md (docs/inbetween-api.md for In Between).",
     "contact": {"name": "Red Dog table service maintainers"},
     "license": {"name": "Proprietary", "identifier": "LicenseRef-Proprietary"},
 }
@@ -98,6 +99,10 @@ TAGS = [
     {"name": "paytables", "description": "The released paytables and their exact theoretical figures: public."},
     {"name": "tables", "description": "Open, read and close tables; a table fixes the paytable, currency and limits."},
     {"name": "rounds", "description": "Open a round, decide, close, void or roll back, read one, list them."},
+    {"name": "audit", "description": "The checkpoint key (public), signed checkpoints and RFC 9162 proofs."},
+    {"name": "recall", "description": "A player's last rounds, signed recall links and the replay page they open."},
+    {"name": "in between rule sets", "description": "The released In Between house rules: public."},
+    {"name": "in between games", "description": "In Between pot games for play chips: start, act, read, audit."},
 ]
 
 

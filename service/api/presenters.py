@@ -113,16 +113,13 @@ def round_out(view: RoundView) -> wire.RoundOut:
         rolled_back_at=rnd.rolled_back_at,
         rollback_reason=rnd.rollback_reason,
         recall_link=recall_link(rnd.round_id),
+        checkpoint_size=view.checkpoint_size,
     )
 
 
-def recall_link(round_id: str) -> str | None:
-    """Where support staff read a round: the auditors' recall page, which this server does not serve yet.
-
-    The hook for it: return the path of `GET /v1/rounds/{round_id}/recall-link` once that route exists.
-    """
-    del round_id
-    return None
+def recall_link(round_id: str) -> str:
+    """Where support staff get a round's replay page: a signed POST to this path returns a link to it."""
+    return f"/v1/rounds/{round_id}/recall-link"
 
 
 def bet_out(bet: Bet, currency: str) -> wire.BetOut:

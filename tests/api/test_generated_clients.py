@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from service.settings import Settings
-from tests.support.server import served
+from tests.support.served import served
 from tests.support.tools import ROOT, node_bin, run_node_tool
 
 CLIENTS = ROOT / "docs" / "clients"

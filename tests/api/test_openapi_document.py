@@ -66,6 +66,10 @@ def test_no_description_names_a_field_or_operation_the_document_lacks(doc: dict[
     assert set(openapi_descriptions.OPERATIONS) == documented
     parameters = {p["name"] for _, _, op in operations(doc) for p in op.get("parameters", [])}
     assert set(openapi_descriptions.PARAMETERS) == parameters
+    taking = {(m, path, p["name"]) for path, m, op in operations(doc) for p in op.get("parameters", [])}
+    for name, described in openapi_descriptions.PARAMETERS.items():
+        if isinstance(described, dict):  # described per operation: each one takes it
+            assert {(m, path, name) for m, path in described} <= taking, name
 
 
 def test_nullable_enums_are_one_enum_or_null_and_no_constraint_sits_beside_a_one_of(doc: dict[str, Any]) -> None:
@@ -114,7 +118,7 @@ def _codes_in_source() -> set[str]:
     """Every code the code can answer: ApiError(status, "CODE", ...), problem(status, "CODE", ...), a refusal's
     `code = "CODE"`, and the status-to-code map of the HTTP errors, read from the source (not from the list)."""
     found: set[Any] = set()
-    files = [*(ROOT / "service").rglob("*.py"), ROOT / "paytables" / "refusals.py"]
+    files = [*(ROOT / "service").rglob("*.py"), *(ROOT / "paytables").glob("*.py")]  # the rules' refusals too
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("ApiError", "problem"):
@@ -130,7 +134,7 @@ def _codes_in_source() -> set[str]:
                     if _is_get_with_default(inner):
                         assert isinstance(inner, ast.Call)
                         found.add(getattr(inner.args[1], "value", None))
-    found.discard("GAME_ERROR")  # the base class's placeholder: every refusal the rules raise has its own code
+    found -= {"GAME_ERROR", "INBETWEEN_ERROR"}  # base classes' placeholders: every refusal raised has its own code
     return {c for c in found if isinstance(c, str)}
 
 
@@ -158,6 +162,12 @@ REST_409 = {
     ("post", "/v1/rounds/{round_id}/close"): ["IDEMPOTENCY_CONFLICT", "NOT_IN_RAISE_WINDOW"],
     ("post", "/v1/rounds/{round_id}/void"): ["IDEMPOTENCY_CONFLICT", "NOT_IN_RAISE_WINDOW"],
     ("post", "/v1/rounds/{round_id}/rollback"): ["IDEMPOTENCY_CONFLICT", "ROLLBACK_GRACE_EXPIRED"],
+    ("post", "/v1/rounds/{round_id}/recall-link"): ["IDEMPOTENCY_CONFLICT"],
+    ("get", "/v1/audit/consistency"): ["CHAIN_TRUNCATED"],
+    ("get", "/v1/rounds/{round_id}/proof"): ["CHAIN_TRUNCATED"],
+    ("post", "/v1/inbetween/games"): ["IDEMPOTENCY_CONFLICT"],
+    ("post", "/v1/inbetween/games/{game_id}/actions"): [
+        "IDEMPOTENCY_CONFLICT", "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER"],
 }  # fmt: skip
 
 
@@ -182,9 +192,13 @@ def test_the_headers_a_client_reads_are_declared(doc: dict[str, Any]) -> None:
             assert ("Retry-After" in headers) == (status in ("500", "503")), (path, status)
 
 
+# Unsigned: the paytables, the In Between rule sets, the checkpoint key and the replay page a signed link opens.
+PUBLIC = ("/v1/paytables", "/v1/inbetween/rulesets", "/v1/audit/public-key", "/recall/")
+
+
 def test_public_operations_say_so_and_signed_ones_inherit_the_signature(doc: dict[str, Any]) -> None:
     for path, _, op in operations(doc):
-        assert ("security" in op) == path.startswith("/v1/paytables")
+        assert ("security" in op) == path.startswith(PUBLIC), path
         if "security" in op:
             assert op["security"] == []
     signature = doc["components"]["securitySchemes"]["signature"]

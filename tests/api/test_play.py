@@ -6,7 +6,7 @@ import pytest
 
 from service.play import _bet_line, play
 from service.settings import Settings
-from tests.support.server import served
+from tests.support.served import served
 
 
 def test_play_reuses_the_table_it_opened_and_never_prints_none(

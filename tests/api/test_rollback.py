@@ -226,3 +226,19 @@ async def test_the_audit_log_records_the_rollback_with_its_actor_reason_and_ever
 
 def _time(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+async def test_a_rolled_back_round_shows_its_rollback_in_recall_and_points_support_to_its_replay_link(
+    api: Signed,
+) -> None:
+    table = await api.table(mode="test")
+    rnd = await open_round(api, table["table_id"], [("p1", 10)], ["5S", "6H"])
+    done = await _rollback(api, rnd)
+    assert done["recall_link"] == f"/v1/rounds/{rnd['round_id']}/recall-link"
+    recalled = (await api.ok("GET", "/v1/players/p1/rounds"))["items"][0]
+    assert recalled["round"]["status"] == "rolled_back"
+    last = recalled["timeline"][-1]
+    assert last["kind"] == "round_rolled_back"
+    assert last["text"] == "Round rolled back, every transaction reversed: wallet debit failed"
+    link = await api.ok("POST", done["recall_link"], {"player_id": "p1"})
+    assert f"/recall/{rnd['round_id']}?player=p1&" in link["url"]

@@ -46,3 +46,33 @@ def test_make_run_execs_the_server() -> None:
         check=True,
     )
     assert dry.stdout.strip().splitlines() == ["exec .venv/bin/reddog serve"]
+
+
+def _dry_run_of_make_test(path: Path) -> list[str]:
+    """What `make test` would run with only `path` on PATH, were tools/node's lock file newer than its install."""
+    make = shutil.which("make")
+    assert make is not None
+    (path / "make").symlink_to(make)
+    dry = subprocess.run(  # noqa: S603 - make -n prints the recipes without running them
+        [str(path / "make"), "-n", "-o", ".venv/.installed-stamp", "-W", "tools/node/package-lock.json", "test"],
+        cwd=ROOT,
+        env={**OUTSIDE_MAKE, "PATH": str(path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [line.strip() for line in dry.stdout.splitlines()]
+
+
+def test_make_test_installs_the_node_tools_first_where_node_and_npm_are(tmp_path: Path) -> None:
+    for name in ("node", "npm"):  # stand-ins: make only asks whether they are on PATH
+        (tmp_path / name).write_text("#!/bin/sh\nexit 0\n")
+        (tmp_path / name).chmod(0o755)
+    lines = _dry_run_of_make_test(tmp_path)
+    assert lines[0].startswith("cd tools/node && ")
+    assert " npm ci " in lines[0]
+    assert lines[-1] == ".venv/bin/python -m pytest"
+
+
+def test_make_test_runs_the_tests_alone_without_node(tmp_path: Path) -> None:
+    assert _dry_run_of_make_test(tmp_path) == [".venv/bin/python -m pytest"]

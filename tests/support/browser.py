@@ -1,14 +1,19 @@
-"""Headless Chromium for tests that look at a page: Debian's /usr/bin/chromium driven by Playwright (never a browser
-Playwright downloads). `chromium()` skips the test when Chromium is absent, and fails it under CI=true."""
+"""Headless Chromium for tests that look at a page: Debian's `chromium`, driven by Playwright's Python package (never
+a browser Playwright downloads).
+
+`browser()` launches it (skipping the test when Chromium is absent, failing it under CI=true); `serve(page, client)`
+answers the page's requests to `ORIGIN` from an in-process app (an httpx client, such as the tests' `http`) and
+refuses every other request, so a page that works proves it needs no other origin.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from playwright.sync_api import Browser, sync_playwright
+import httpx
+from playwright.async_api import Browser, Page, Route, async_playwright
 
 from tests.support.tools import missing
 
@@ -22,16 +27,44 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+ORIGIN = "http://127.0.0.1:8000"  # loopback: a secure context, so WebCrypto is there as on an https site
 
 
-@contextlib.contextmanager
-def chromium() -> Iterator[Browser]:
-    """A running headless Chromium; close pages yourself, the browser closes on exit."""
-    if not CHROMIUM.exists() and shutil.which("chromium") is None:
-        missing("Chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+def require_chromium() -> None:
+    """Skip when Debian's chromium is not installed, with the reason; under CI=true its absence is a failure."""
+    if not CHROMIUM.exists():
+        missing(f"{CHROMIUM} is not installed (apt-get install -y chromium; .ci/run does)")
+
+
+@contextlib.asynccontextmanager
+async def browser() -> AsyncIterator[Browser]:
+    """A running headless Chromium; it closes, with its pages, when the block ends."""
+    require_chromium()
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
-            yield browser
+            yield launched
         finally:
-            browser.close()
+            await launched.close()
+
+
+async def serve(page: Page, client: httpx.AsyncClient, *, rewrite: dict[bytes, bytes] | None = None) -> list[str]:
+    """Route the page's requests: ORIGIN's go to `client`, the rest are aborted. Returns the list of every URL the
+    page asked for (to prove what it did not fetch). `rewrite` replaces bytes in the responses (a tampered page)."""
+    asked: list[str] = []
+
+    async def handle(route: Route) -> None:
+        url = route.request.url
+        asked.append(url)
+        if not url.startswith(ORIGIN + "/"):
+            await route.abort()
+            return
+        response = await client.request(route.request.method, url.removeprefix(ORIGIN))
+        content = response.content
+        for old, new in (rewrite or {}).items():
+            content = content.replace(old, new)
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")}
+        await route.fulfill(status=response.status_code, headers=headers, body=content)
+
+    await page.route("**/*", handle)
+    return asked
