@@ -1,7 +1,9 @@
 # Red Dog table service. `make run` and `make test` are all a newcomer needs; `make help` lists the rest.
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
-PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do command -v $$p >/dev/null && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { echo $$p; break; }; done)
+# The probe is silent: pyenv puts a shim on PATH for every version it knows, and a shim for a version that is not
+# installed prints "pyenv: python3.13: command not found" when run.
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
@@ -20,12 +22,24 @@ help: ## Show this help
 .PHONY: install
 install: $(STAMP) ## Create .venv and install the project with its test tools (pinned by constraints.txt)
 
+# exec: the server replaces the recipe's shell, so make's own child is the server: SIGTERM to make (which make passes
+# on) or SIGINT to its child reaches the server itself, never a shell that would die and orphan it. GNU make does not
+# pass SIGINT on: it expects a terminal's Ctrl-C, which reaches the whole process group, the server included.
 .PHONY: run
 run: $(STAMP) ## Serve the API on http://127.0.0.1:8000 (embedded PostgreSQL under .data/ unless DATABASE_URL is set)
-	$(BIN)/reddog serve
+	exec $(BIN)/reddog serve
+
+# The OpenAPI lints and the TypeScript client test run the Node tools pinned in tools/node: installed before the tests
+# when Node and npm are here (without them those tests skip, and fail under CI=true).
+TOOLS_STAMP := tools/node/node_modules/.package-lock.json
+NODE_TOOLS := $(if $(shell command -v node >/dev/null && command -v npm),$(TOOLS_STAMP))
+
+$(TOOLS_STAMP): tools/node/package.json tools/node/package-lock.json
+	cd tools/node && REDOCLY_TELEMETRY=off npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $(TOOLS_STAMP)
 
 .PHONY: test
-test: $(STAMP) ## Run every test against a real PostgreSQL
+test: $(STAMP) $(NODE_TOOLS) ## Run every test against a real PostgreSQL
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 .PHONY: lint

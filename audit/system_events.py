@@ -30,6 +30,7 @@ class SettingsInForce(msgspec.Struct, frozen=True, kw_only=True):
     auditors: tuple[str, ...]
     audit_key: str | None  # the verifier key checkpoints are signed for (public); None: checkpoints are off
     paytables: dict[str, str]  # every released paytable id and the sha256 of its terms
+    rollback_grace_seconds: int | None = None  # how long a round may be rolled back (None: a record from before)
 
 
 class _SystemEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):

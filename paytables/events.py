@@ -136,6 +136,25 @@ class RoundVoided(_Event, frozen=True, tag="round_voided", omit_defaults=True):
     requested_by: str | None = None  # who asked for the void, as the operator said (optional)
 
 
+class RolledBackBet(msgspec.Struct, frozen=True, kw_only=True):
+    bet_id: str
+    player_id: str
+    # Every transaction of the bet after the rollback: what it had moved (for a round still open, the stakes taken),
+    # then one reversal per movement; they add up to nothing.
+    transactions: tuple[Transaction, ...]
+
+
+class RoundRolledBack(_Event, frozen=True, tag="round_rolled_back"):
+    """An aggregator undid the round (its wallet debit had failed): every transaction reversed, nothing deleted."""
+
+    round_id: str
+    reason: str
+    rolled_back_at: datetime
+    actor: str  # the operator that asked for it
+    previous_status: str  # raise_window, settled or void: what the round was when it was rolled back
+    bets: tuple[RolledBackBet, ...]
+
+
 Event = (
     TableCreated
     | TableClosed
@@ -148,6 +167,7 @@ Event = (
     | BetSettled
     | RoundSettled
     | RoundVoided
+    | RoundRolledBack
 )
 
 

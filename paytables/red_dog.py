@@ -25,6 +25,7 @@ class Result(enum.StrEnum):
     PUSH = "push"
     TRIPS = "trips"
     VOID = "void"  # the round was voided and every stake refunded
+    ROLLED_BACK = "rolled_back"  # the round was rolled back: every transaction reversed
 
 
 class Decision(enum.StrEnum):
@@ -39,6 +40,7 @@ class TransactionKind(enum.StrEnum):
     PAYOUT = "payout"
     POST_PENALTY = "post_penalty"
     REFUND = "refund"
+    ROLLBACK = "rollback"  # reverses one earlier transaction of the bet (`reverses` names it)
 
 
 class Direction(enum.StrEnum):
@@ -66,13 +68,16 @@ class Classification(msgspec.Struct, frozen=True, kw_only=True):
         return self.outcome is Outcome.SPREAD
 
 
-class Transaction(msgspec.Struct, frozen=True, kw_only=True):
+class Transaction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One wallet movement; the id is derived from the bet so a wallet can apply it exactly once."""
 
     id: str
     kind: TransactionKind
     type: Direction
     amount: int
+    # A rollback's id of the transaction it reverses. Omitted when None, so the records of every other transaction
+    # keep the bytes they had before the field existed.
+    reverses: str | None = None
 
 
 class Settlement(msgspec.Struct, frozen=True, kw_only=True):
@@ -175,6 +180,32 @@ def transactions(
     ]
     moves.append(Transaction(id=f"{bet_id}:{credit}", kind=credit, type=Direction.CREDIT, amount=amount))
     return tuple(moves)
+
+
+def stakes_taken(bet_id: str, ante: int, raise_amount: int) -> tuple[Transaction, ...]:
+    """The debits of a bet whose round has not settled: the ante, and the raise once decided."""
+    debits = {TransactionKind.ANTE: ante, TransactionKind.RAISE: raise_amount}
+    return tuple(
+        Transaction(id=f"{bet_id}:{kind}", kind=kind, type=Direction.DEBIT, amount=value)
+        for kind, value in debits.items()
+        if value or kind is TransactionKind.ANTE
+    )
+
+
+def reversals(moves: tuple[Transaction, ...]) -> tuple[Transaction, ...]:
+    """One compensating transaction per movement, in the same order: the other direction, the same amount, its own
+    id (the reversed id + ":rollback"), so a wallet applies each once and the movements add up to nothing."""
+    flip = {Direction.DEBIT: Direction.CREDIT, Direction.CREDIT: Direction.DEBIT}
+    return tuple(
+        Transaction(
+            id=f"{m.id}:{TransactionKind.ROLLBACK}",
+            kind=TransactionKind.ROLLBACK,
+            type=flip[m.type],
+            amount=m.amount,
+            reverses=m.id,
+        )
+        for m in moves
+    )
 
 
 def transaction_total(moves: tuple[Transaction, ...]) -> int:

@@ -107,7 +107,7 @@ def _hand_expectation(bet: Bet, order: str, paytable: Paytable) -> Expectation:
 
 
 def _settled(result: Result | None) -> bool:
-    return result is not None and result is not Result.VOID
+    return result is not None and result not in (Result.VOID, Result.ROLLED_BACK)
 
 
 def undealt_rank_counts(order: str, after_index: int) -> dict[int, int]:

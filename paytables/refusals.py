@@ -27,3 +27,7 @@ class UnknownBet(GameError):
 
 class RaiseExceedsAnte(GameError):
     code = "RAISE_EXCEEDS_ANTE"
+
+
+class RollbackGraceExpired(GameError):
+    code = "ROLLBACK_GRACE_EXPIRED"

@@ -20,6 +20,7 @@ class RoundStatus(enum.StrEnum):
     RAISE_WINDOW = "raise_window"
     SETTLED = "settled"
     VOID = "void"
+    ROLLED_BACK = "rolled_back"
 
 
 class DealtCard(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,6 +71,8 @@ class Round(msgspec.Struct, frozen=True, kw_only=True):
     raise_window_closes_at: datetime | None = None
     settled_at: datetime | None = None
     void_reason: str | None = None
+    rolled_back_at: datetime | None = None
+    rollback_reason: str | None = None
 
     @property
     def is_open(self) -> bool:

@@ -53,6 +53,11 @@ def round_figures(rnd: Round, order: str, paytable: Paytable) -> RoundFigures:
     """
     if rnd.status is RoundStatus.RAISE_WINDOW:
         raise ValueError(f"round {rnd.round_id} has not ended")
+    if rnd.status is RoundStatus.ROLLED_BACK:  # every transaction reversed: nothing was wagered, paid or expected
+        return RoundFigures(
+            status=rnd.status, outcome=outcome_name(rnd), bets=len(rnd.bets), wagered=0, paid=0, refunded=0, scale=1,
+            expected_paid=0, expected_wagered=0, net_variance=0,
+        )  # fmt: skip
     expectation = settled_round_expectation(rnd, order, paytable)
     scale = math.lcm(*(f.denominator for f in _parts(expectation)))
     paid, wagered, variance = (int(f * scale) for f in _parts(expectation))
@@ -105,6 +110,8 @@ def add(totals: Totals, figures: RoundFigures, count: int = 1) -> Totals:
     """`count` rounds with these very figures (an SQL group) added to the totals; bets and money are their sums.
 
     A voided round adds its refunds, and the money of any bet that settled before the void (a per-seat hand)."""
+    if figures.status is RoundStatus.ROLLED_BACK:  # reversed: as if it had never been played
+        return totals
     outcomes = dict(totals.outcomes)
     outcomes[figures.outcome] = outcomes.get(figures.outcome, 0) + count
     voided = figures.status is RoundStatus.VOID

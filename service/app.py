@@ -9,8 +9,6 @@ from collections.abc import AsyncIterator
 import asyncpg
 from litestar import Litestar, Router
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme
 
 from service import (
     auth_failures,
@@ -31,9 +29,10 @@ from service.api import (
     recall_routes,
     report_routes,
     round_routes,
+    schema_site,
     table_routes,
 )
-from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
+from service.api.openapi_docs import name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.errors import exception_handlers
@@ -89,20 +88,18 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
             metrics.DB_POOL_SIZE.set(0)
             metrics_server.worker_exits()
 
+    # Signing is documented as security schemes (service/api/openapi_polish.py), not as parameters of every route.
     signed = Router(
         path="/v1",
         route_handlers=[
-            *table_routes.handlers,
-            *round_routes.handlers,
-            *audit_routes.handlers,
-            *audit_record_routes.handlers,
-            *recall_routes.handlers,
-            *report_routes.handlers,
+            Router(path="/", route_handlers=table_routes.handlers, tags=["tables"]),
+            Router(path="/", route_handlers=round_routes.handlers, tags=["rounds"]),
+            Router(path="/", route_handlers=[*audit_routes.handlers, *audit_record_routes.handlers], tags=["audit"]),
+            Router(path="/", route_handlers=recall_routes.handlers, tags=["recall"]),
+            Router(path="/", route_handlers=report_routes.handlers, tags=["reports"]),
         ],
         before_request=authenticate,
-        parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
-        tags=["rounds and tables"],
     )
     app = Litestar(
         route_handlers=[
@@ -128,21 +125,11 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
 
 
 def _openapi() -> OpenAPIConfig:
-    scheme = SecurityScheme(
-        type="apiKey",
-        name="X-Signature",
-        security_scheme_in="header",
-        description="HMAC-SHA256 (lowercase hex) with the operator secret over "
-        "timestamp \\n METHOD \\n path_with_query \\n idempotency_key \\n raw_body (the key line is empty for a "
-        "GET); send X-Operator-Id and X-Timestamp (unix seconds) too. Every POST also needs an Idempotency-Key "
-        "header (1-128 printable characters), which the signature covers.",
-    )
     return OpenAPIConfig(
         title="Red Dog table service",
         version="1.0.0",
-        path="/schema",
-        render_plugins=[SwaggerRenderPlugin()],
-        components=Components(security_schemes={"signature": scheme}),
+        path=schema_site.SCHEMA_PATH,
+        render_plugins=schema_site.render_plugins(),
     )
 
 

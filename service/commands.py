@@ -24,10 +24,14 @@ def register(sub: Any) -> None:
     p = sub.add_parser("migrate", help="apply the database migrations")
     p.set_defaults(handler=cmd_migrate)
     p = sub.add_parser("play", help="play one round against a running server and print it")
-    p.add_argument("--url", default="http://127.0.0.1:8000")
-    p.add_argument("--operator", default="demo")
-    p.add_argument("--secret", default="demo-secret")
-    p.add_argument("--table", default=None, help="a table id; by default a new standard/v1 table is opened")
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="the server's base URL (default: %(default)s)")
+    p.add_argument("--operator", default="demo", help="the operator id to sign as (default: %(default)s)")
+    p.add_argument("--secret", default="demo-secret", help="that operator's signing secret (default: the dev one)")
+    p.add_argument(
+        "--table",
+        default=None,
+        help="a table id; by default the newest open standard/v1 live table is reused, or one is opened",
+    )
     p.set_defaults(handler=cmd_play)
     p = sub.add_parser("audit-verify", help="verify every audit hash chain: the system's, each table's and game's")
     p.set_defaults(handler=cmd_audit_verify)

@@ -20,7 +20,7 @@ log = structlog.get_logger("reddog.errors")
 class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
     """RFC 9457 problem details, plus our machine-readable `code` and whether a retry can succeed."""
 
-    type: str = "about:blank"
+    type: str  # always sent (no default for omit_defaults to drop): "about:blank", the status says it all
     title: str
     status: int
     detail: str
@@ -68,7 +68,14 @@ GAME_STATUS = {"NOT_FOUND": 404, "RAISE_EXCEEDS_ANTE": 422}  # every other game 
 def problem(
     status: int, code: str, detail: str, *, retryable: bool = False, errors: list[dict[str, Any]] | None = None
 ) -> Response[Problem]:
-    body = Problem(title=TITLES.get(status, "Error"), status=status, detail=detail, code=code, retryable=retryable)
+    body = Problem(
+        type="about:blank",
+        title=TITLES.get(status, "Error"),
+        status=status,
+        detail=detail,
+        code=code,
+        retryable=retryable,
+    )
     if errors:
         body.errors = errors
     headers = {"Retry-After": "1"} if retryable else None
@@ -98,12 +105,23 @@ def on_rule_error(_: Request[Any, Any, Any], exc: RuleError) -> Response[Problem
 def on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
     status = exc.status_code
     if isinstance(exc, ValidationException) or status == 400:
-        errors = exc.extra if isinstance(exc.extra, list) else None
+        errors = _as_sent(_, exc.extra) if isinstance(exc.extra, list) else None
         return problem(400, "VALIDATION_ERROR", _clean(exc.detail), errors=errors)
     code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHENTICATED", 415: "UNSUPPORTED_MEDIA_TYPE"}
     if status >= 500:
         return on_unexpected(_, exc)
     return problem(status, code.get(status, "CLIENT_ERROR"), _clean(exc.detail))
+
+
+def _as_sent(request: Request[Any, Any, Any], errors: list[Any]) -> list[Any]:
+    """Litestar names a bad parameter by its Python name (`opened_from`): name it as the client sent it (`from`)."""
+    parameters = request.route_handler.parsed_fn_signature.parameters
+    for error in errors:
+        field = parameters.get(error.get("key", "")) if isinstance(error, dict) else None
+        sent_as = getattr(field.kwarg_definition, "name", None) if field is not None else None
+        if sent_as:
+            error["key"] = sent_as
+    return errors
 
 
 def on_database_down(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:

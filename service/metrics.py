@@ -101,6 +101,8 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
     if rnd.is_open:
         return
     for bet in rnd.bets:  # a voided per-seat round may hold bets that settled at the deal: those count as settled
+        if bet.result is Result.ROLLED_BACK:  # every transaction reversed: nothing to count
+            continue
         if bet.result is Result.VOID:
             VOIDED_BETS.labels(*money).inc()
             REFUNDED.labels(*money).inc(bet.payout or 0)

@@ -1,4 +1,4 @@
-"""`reddog play`: open a table if needed, play one round with the optimal raise strategy, print it."""
+"""`reddog play`: reuse (or open) a table, play one round with the optimal raise strategy, print it."""
 
 from __future__ import annotations
 
@@ -8,25 +8,18 @@ from typing import Any
 from paytables import loader, rtp
 from service.client import Client, ClientError
 
+DEMO_PAYTABLE = "standard/v1"
+DEMO_TABLE = {"name": "demo table", "paytable": DEMO_PAYTABLE, "currency": "EUR", "min_ante": 100, "max_ante": 10000}
+DEMO_ANTE = 500
+
 
 def play(url: str, operator: str, secret: str, table_id: str | None) -> int:
     client = Client(url, operator, secret)
     try:
-        if table_id is None:
-            table = client.request(
-                "POST",
-                "/v1/tables",
-                {
-                    "name": "demo table",
-                    "paytable": "standard/v1",
-                    "currency": "EUR",
-                    "min_ante": 100,
-                    "max_ante": 10000,
-                },
-            )
-            table_id = table["table_id"]
-            print(f"opened table {table_id} (standard/v1, 6 decks, house edge {table['theoretical']['house_edge']})")
-        rnd = client.request("POST", f"/v1/tables/{table_id}/rounds", {"bets": [{"player_id": "alice", "ante": 500}]})
+        table_id = table_id or _table_to_use(client)
+        rnd = client.request(
+            "POST", f"/v1/tables/{table_id}/rounds", {"bets": [{"player_id": "alice", "ante": DEMO_ANTE}]}
+        )
         _show("dealt", rnd)
         if rnd["status"] == "raise_window":
             rnd = _decide(client, rnd)
@@ -36,6 +29,29 @@ def play(url: str, operator: str, secret: str, table_id: str | None) -> int:
         return 1
     print(json.dumps(rnd, indent=2))
     return 0
+
+
+def _table_to_use(client: Client) -> str:
+    """The newest open live standard/v1 table that takes the demo ante and plays rounds side by side; else a new one
+    (so running `reddog play` again does not leave a trail of tables)."""
+    for table in client.request("GET", "/v1/tables")["items"]:
+        if _fits(table):
+            print(f"reusing table {table['table_id']} ({table['paytable']}, {table['decks']} decks)")
+            return str(table["table_id"])
+    table = client.request("POST", "/v1/tables", DEMO_TABLE)
+    edge = table["theoretical"]["house_edge"]
+    print(f"opened table {table['table_id']} ({DEMO_PAYTABLE}, {table['decks']} decks, house edge {edge})")
+    return str(table["table_id"])
+
+
+def _fits(table: dict[str, Any]) -> bool:
+    return bool(
+        table["status"] == "open"
+        and table["mode"] == "live"
+        and table["paytable"] == DEMO_PAYTABLE
+        and table["shoe_policy"] == "per_round"  # a cut-card table may have a round in progress
+        and table["min_ante"] <= DEMO_ANTE <= table["max_ante"]
+    )
 
 
 def _decide(client: Client, rnd: dict[str, Any]) -> Any:
@@ -51,5 +67,11 @@ def _decide(client: Client, rnd: dict[str, Any]) -> Any:
 
 def _show(what: str, rnd: dict[str, Any]) -> None:
     cards = " ".join(c["card"] for c in rnd["cards"])
-    bets = ", ".join(f"{b['player_id']} {b['result'] or 'open'} net {b['net']}" for b in rnd["bets"])
-    print(f"{what}: {cards}  outcome {rnd['outcome']}  [{bets}]")
+    print(f"{what}: {cards}  outcome {rnd['outcome'] or '-'}  [{', '.join(_bet_line(b) for b in rnd['bets'])}]")
+
+
+def _bet_line(bet: dict[str, Any]) -> str:
+    """An open bet has no result or net yet: say so rather than print None."""
+    if bet["result"] is None:
+        return f"{bet['player_id']} open, ante {bet['ante']}"
+    return f"{bet['player_id']} {bet['result']} net {bet['net']:+d}"

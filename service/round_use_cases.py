@@ -6,16 +6,16 @@ Each returns a RoundView (domain values); `service/api/` decides how it is shown
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from uuid import UUID
 
 import msgspec
 import structlog
 
-from paytables import loader, shoe_lifecycle
+from paytables import loader, round_rollback, shoe_lifecycle
 from paytables import round as red_dog_round
 from paytables.events import Event
-from paytables.round import PlayerDecision, Round, Step
+from paytables.round import PlayerDecision, Round, RoundStatus, Step
 from paytables.rtp_report import RoundFigures, round_figures
 from paytables.table import DealMode, TableStatus
 from service import checkpoints, configuration_metrics, metrics
@@ -32,10 +32,11 @@ log = structlog.get_logger("reddog.rounds")
 
 
 class RoundView(msgspec.Struct, frozen=True, kw_only=True):
-    """A round as the use cases return it: the round, and its shoe's reveal once the shoe has retired."""
+    """A round as the use cases return it: the round, its table's currency, and its shoe's reveal once retired."""
 
     round: Round
     reveal: Reveal | None
+    currency: str
     checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint (0: none yet)
 
 
@@ -50,6 +51,8 @@ class RoundQuery(msgspec.Struct, frozen=True, kw_only=True):
     status: str | None = None
     opened_from: datetime | None = None
     opened_to: datetime | None = None
+    settled_from: datetime | None = None
+    settled_to: datetime | None = None
     before: tuple[datetime, UUID] | None = None  # (opened_at, round_id) of the last round already seen
     limit: int = 50
 
@@ -157,6 +160,21 @@ async def void_round(unit: UnitOfWork, round_id: UUID, reason: str, requested_by
     return _persist(unit, stored, lock, step)
 
 
+async def rollback_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView:
+    """Reverse every transaction of a round opened within the grace period; a second rollback changes nothing."""
+    stored, lock = await _locked_round(unit, round_id)
+    paytable = loader.get(stored.round.paytable)
+    grace = timedelta(seconds=unit.settings.rollback_grace_seconds)
+    step = round_rollback.rollback(
+        stored.round, stored.shoe, paytable, reason=reason, now=unit.now, actor=unit.operator_id, grace=grace
+    )
+    if not step.events:  # already rolled back: nothing to write
+        return view(stored)
+    if step.round.status is red_dog_round.RoundStatus.ROLLED_BACK:
+        unit.after_commit.append(lambda: log.info("round_rolled_back", round_id=str(round_id), reason=reason))
+    return _persist(unit, stored, lock, step)
+
+
 async def get_round(unit: UnitOfWork, round_id: UUID) -> RoundView:
     """A read; a round whose window has passed is settled first, so nobody sees a stale open window."""
     structlog.contextvars.bind_contextvars(round_id=str(round_id))  # the request log line names the round
@@ -184,7 +202,7 @@ async def list_rounds(unit: UnitOfWork, query: RoundQuery) -> list[RoundView]:
 def view(stored: StoredRound) -> RoundView:
     rnd = stored.round
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, stored.shoe, stored.table_shoe_commitment)
-    return RoundView(round=rnd, reveal=reveal, checkpoint_size=stored.checkpoint_size)
+    return RoundView(round=rnd, reveal=reveal, currency=stored.currency, checkpoint_size=stored.checkpoint_size)
 
 
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
@@ -240,6 +258,8 @@ def record_step(
     """Write the round, settle its shoe's fate when it ends, append the audit records; and the change to make to the
     table's row (its new head), which the caller defers once per table."""
     rnd = step.round
+    # A new round that settled at once ends now; so does one that was open. A rollback of an ended round does not.
+    ended_now = step.ended and (opened is not None or stored.round.is_open)
     table_id = UUID(rnd.table_id)
     if opened is None:
         unit.defer([round_sql.update_round(rnd, step.shoe)])
@@ -247,7 +267,7 @@ def record_step(
     table_shoe: bytes | table_sql.Unset | None = UNSET
     active_round: UUID | table_sql.Unset | None = UNSET
     table_commitment = stored.table_shoe_commitment
-    if step.ended:
+    if ended_now:
         fate = shoe_lifecycle.at_round_end(step.shoe, round_id=rnd.round_id, table_closed=lock.closed)
         events.extend(fate.revealed)
         if fate.table_holds_shoes:
@@ -263,13 +283,15 @@ def record_step(
     unit.defer(appended.writes)
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
-    if step.ended:
+    if ended_now or rnd.status is RoundStatus.ROLLED_BACK:
         # The shoe's order never changes as cards go out, so any version of it gives the cards left after the posts.
+        # A rollback rewrites an ended round's figures (to nothing): the report must not count what was reversed.
         figures = round_figures(rnd, step.shoe.order, loader.get(rnd.paytable))
         unit.defer([figures_sql.insert_figures(rnd, figures, operator_id=stored.operator_id, currency=stored.currency)])
-        unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
+        if ended_now:
+            unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
-    view = RoundView(round=rnd, reveal=reveal, checkpoint_size=appended.checkpoint_size)
+    view = RoundView(round=rnd, reveal=reveal, currency=stored.currency, checkpoint_size=appended.checkpoint_size)
     change = TableChange(
         table_id=table_id,
         head=appended.head,

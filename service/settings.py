@@ -34,6 +34,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     idempotency_retention_days: int = 120
     signature_tolerance_seconds: int = 300
     sweep_interval_seconds: float = 1.0
+    rollback_grace_seconds: int = 300  # how long after opening a round the aggregator may still roll it back
     data_dir: str = ".data"
     # The signer key text (c2sp.org/signed-note) read from the file RD_AUDIT_SIGNING_KEY names; None: no checkpoints.
     audit_signing_key: str | None = None
@@ -76,6 +77,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         pool_max_size=_int(env, "RD_POOL_MAX_SIZE", max(10, pool_min), pool_min, 500),
         idempotency_retention_days=_int(env, "RD_IDEMPOTENCY_RETENTION_DAYS", 120, 1, 3650),
         data_dir=env.get("RD_DATA_DIR", ".data"),
+        rollback_grace_seconds=_int(env, "RD_ROLLBACK_GRACE_SECONDS", 300, 0, 7 * 24 * 3600),
         audit_signing_key=_signing_key(env),
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),

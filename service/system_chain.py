@@ -80,6 +80,7 @@ def settings_in_force(settings: Settings) -> SettingsInForce:
         auditors=tuple(sorted(settings.auditors)),
         audit_key=None if signer is None else signer.verifier.key,
         paytables={p.id: p.sha256 for p in loader.released().values()},
+        rollback_grace_seconds=settings.rollback_grace_seconds,
     )
 
 

@@ -8,6 +8,7 @@ from uuid import UUID
 import msgspec
 
 from paytables import loader, shoe_lifecycle
+from paytables.currency import minor_unit_exponent
 from paytables.events import Event, TableClosed, TableCreated
 from paytables.paytable import Paytable
 from paytables.table import DealMode, TableMode, TableSettings, TableStatus
@@ -72,6 +73,8 @@ def _table_recorded(settings: TableSettings) -> None:
 
 def _settings(unit: UnitOfWork, new: NewTable) -> TableSettings:
     paytable = released_paytable(new.paytable)
+    if minor_unit_exponent(new.currency) is None:
+        raise validation(f"currency {new.currency!r} is not an ISO 4217 currency with a minor unit")
     if new.max_ante < new.min_ante:
         raise validation("max_ante must be at least min_ante")
     if new.mode is TableMode.TEST and not unit.settings.allow_test_tables:

@@ -21,6 +21,7 @@ from service.checkpoints import signer_of
 from service.db.checkpoint_sql import StoredCheckpoint
 
 AUDITORS = {AUDITORS_ALLOWED: True}
+TRUNCATED = ("CHAIN_TRUNCATED",)  # a proof over records that are gone from the database
 
 
 def owner(caller: Caller) -> str | None:
@@ -77,7 +78,7 @@ async def latest_checkpoint(request: Request[Any, Any, Any], table_id: TableId) 
 
 @get(
     "/audit/consistency",
-    responses=responses(200, wire.ConsistencyProofOut, *SIGNED, 404, 409, 422),
+    responses=responses(200, wire.ConsistencyProofOut, *SIGNED, 404, 409, 422, conflicts=TRUNCATED),
     summary="An RFC 9162 consistency proof: the log at checkpoint `to` (default: the latest) extends the log at `from`",
     opt=AUDITORS,
 )
@@ -94,7 +95,7 @@ async def consistency(
 
 @get(
     "/rounds/{round_id:uuid}/proof",
-    responses=responses(200, wire.RoundProofOut, *SIGNED, 404),
+    responses=responses(200, wire.RoundProofOut, *SIGNED, 404, 409, conflicts=TRUNCATED),
     summary="Every audit record of a round with its RFC 9162 inclusion proof in the table's latest checkpoint",
     opt=AUDITORS,
 )

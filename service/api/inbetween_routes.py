@@ -14,7 +14,7 @@ from service import inbetween_use_cases
 from service.api import inbetween_presenters as presenters
 from service.api import inbetween_wire as wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import SIGNATURE_HEADERS, IdempotencyKey
+from service.api.openapi_docs import KEY, IdempotencyKey, conflict_spec
 from service.api.presenters import encode
 from service.api.replies import read, write
 from service.auth import authenticate
@@ -28,7 +28,6 @@ ERRORS = {
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
     403: "FORCED_CARDS_NOT_ALLOWED: test games and forced cards need RD_ALLOW_TEST_TABLES=true and mode test",
     404: "NOT_FOUND: no such rule set or game (for this operator)",
-    409: "IDEMPOTENCY_CONFLICT; NOT_YOUR_TURN, WRONG_ACTION (not the move the game waits for), GAME_OVER",
     422: "VALIDATION_ERROR (unknown rule set, a seat with neither player_id nor computer, forced cards the pack "
     "cannot hold), INVALID_GAME (players, ante or rounds the rule set does not offer), BET_OVER_POT, BET_OVER_CHIPS, "
     "BET_BELOW_MINIMUM, IMPOSSIBLE_CALL (higher than aces, lower than twos)",
@@ -37,12 +36,15 @@ ERRORS = {
 SIGNED = (400, 401, 503)
 
 
-def responses(status: int, model: Any, *errors: int) -> dict[int, ResponseSpec]:
+def responses(status: int, model: Any, *errors: int, conflicts: tuple[str, ...] = ()) -> dict[int, ResponseSpec]:
+    """The success body and the problems; a 409 lists, with an example each, the `conflicts` this route answers."""
     spec = {status: ResponseSpec(data_container=model, description="Success", generate_examples=False)}
     for code in errors:
         spec[code] = ResponseSpec(
             data_container=Problem, description=ERRORS[code], media_type=PROBLEM_JSON, generate_examples=False
         )
+    if conflicts:
+        spec[409] = conflict_spec(conflicts)
     return spec
 
 
@@ -75,7 +77,7 @@ rulesets_router = Router(
 @post(
     "/",
     status_code=201,
-    responses=responses(201, wire.GameOut, *SIGNED, 403, 409, 422),
+    responses=responses(201, wire.GameOut, *SIGNED, 403, 422, conflicts=KEY),
     summary="Start an In Between game: seat the players, take the antes, deal, play the computer seats",
     **body(wire.CreateGame),
 )
@@ -87,7 +89,9 @@ async def create_game(request: Request[Any, Any, Any], idempotency_key: Idempote
 @post(
     "/{game_id:uuid}/actions",
     status_code=200,
-    responses=responses(200, wire.GameOut, *SIGNED, 404, 409, 422),
+    responses=responses(
+        200, wire.GameOut, *SIGNED, 404, 422, conflicts=(*KEY, "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER")
+    ),
     summary="The player to act calls an ace or a pair, bets or passes; then the computer seats play",
     **body(wire.ActionIn),
 )
@@ -127,8 +131,7 @@ games_router = Router(
     path="/v1/inbetween/games",
     route_handlers=[create_game, act, get_game, game_records],
     before_request=authenticate,
-    parameters=SIGNATURE_HEADERS,
-    security=[{"signature": []}],
+    security=[{"signature": []}],  # documented as security schemes (service/api/openapi_polish.py)
     tags=["in between games"],
 )
 routers = [rulesets_router, games_router]

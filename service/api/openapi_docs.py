@@ -5,66 +5,89 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import OpenAPI, Reference, RequestBody, Schema
+from litestar.openapi.spec import Example, OpenAPI, Reference, RequestBody, Schema
 from litestar.openapi.spec.discriminator import Discriminator
 from litestar.params import HeaderParameter
 
-from service.errors import PROBLEM_JSON, Problem
+from service.errors import PROBLEM_JSON, TITLES, Problem
+from service.problem_codes import when
 
 ERRORS = {
     400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), IDEMPOTENCY_KEY_REQUIRED or "
     "DUPLICATE_HEADER",
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
-    403: "FORCED_CARDS_NOT_ALLOWED: test tables and forced cards need RD_ALLOW_TEST_TABLES=true and a test table",
+    403: "FORCED_CARDS_NOT_ALLOWED: test tables and forced cards need RD_ALLOW_TEST_TABLES=true and a test table; "
+    "AUDITOR_READ_ONLY: auditor credentials on a route that is not theirs",
     404: "NOT_FOUND: no such resource for this operator",
     409: "IDEMPOTENCY_CONFLICT, NOT_IN_RAISE_WINDOW, RAISE_WINDOW_CLOSED, ALREADY_DECIDED, TABLE_CLOSED, "
-    "ROUND_IN_PROGRESS, CHAIN_TRUNCATED (records a checkpoint signed are missing)",
+    "ROUND_IN_PROGRESS, ROLLBACK_GRACE_EXPIRED, CHAIN_TRUNCATED (records a checkpoint signed are missing)",
+    405: "METHOD_NOT_ALLOWED: the path does not take this method",
     422: "VALIDATION_ERROR (values the rules refuse), BET_LIMIT, RAISE_EXCEEDS_ANTE",
     503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable. CHECKPOINTS_DISABLED: the "
     "server has no checkpoint signing key (development only)",
 }
 
 
-def responses(status: int, model: Any, *errors: int, description: str = "Success") -> dict[int, ResponseSpec]:
+def responses(
+    status: int, model: Any, *errors: int, description: str = "Success", conflicts: tuple[str, ...] = ()
+) -> dict[int, ResponseSpec]:
+    """The success body and the problems; `conflicts` names the 409 codes this route can answer (all when empty)."""
     spec = {status: ResponseSpec(data_container=model, description=description, generate_examples=False)}
     for code in (*errors, 503):
         spec[code] = ResponseSpec(
             data_container=Problem, description=ERRORS[code], media_type=PROBLEM_JSON, generate_examples=False
         )
+    if 409 in errors and conflicts:
+        spec[409] = conflict_spec(conflicts)
     return spec
 
 
+def conflict_spec(codes: tuple[str, ...]) -> ResponseSpec:
+    """A 409 that lists, and gives an example of, only the conflicts its route can answer."""
+    return problem_spec(409, codes)
+
+
+def problem_spec(status: int, codes: tuple[str, ...]) -> ResponseSpec:
+    """A problem response that lists, and gives an example of, exactly the codes its route answers at `status`."""
+    examples = [
+        Example(
+            id=code,
+            summary=code,
+            value={
+                "type": "about:blank",
+                "title": TITLES.get(status, "Error"),  # as `service.errors.problem` titles it
+                "status": status,
+                "code": code,
+                "detail": when(code, status),
+                "retryable": "retryable" in when(code, status),
+            },
+        )
+        for code in codes
+    ]
+    return ResponseSpec(
+        data_container=Problem,
+        description="; ".join(f"{code}: {when(code, status)}" for code in codes),
+        media_type=PROBLEM_JSON,
+        generate_examples=False,
+        examples=examples,
+    )
+
+
 SIGNED = (400, 401)
+KEY = ("IDEMPOTENCY_CONFLICT",)  # every POST: its Idempotency-Key was used for another request
 
 
-# Documented here so the schema shows them; `service.auth.authenticate` checks them before anything else runs.
-SIGNATURE_HEADERS = {
-    "x_operator_id": HeaderParameter(
-        annotation=str, name="X-Operator-Id", description="the operator's id", max_length=128
-    ),
-    "x_timestamp": HeaderParameter(
-        annotation=str,
-        name="X-Timestamp",
-        description="unix seconds; refused when more than 300 s from the server clock",
-    ),
-    "x_signature": HeaderParameter(
-        annotation=str,
-        name="X-Signature",
-        description="lowercase hex HMAC-SHA256 with the operator secret over timestamp + '\\n' + METHOD + '\\n' + "
-        "path_with_query + '\\n' + idempotency_key (empty for a GET) + '\\n' + raw_body",
-        min_length=64,
-        max_length=64,
-    ),
-}
-# A handler parameter (not a layered one) so the schema lists it on every POST; authenticate() checks it first.
+# A handler parameter so the schema lists it on every POST; authenticate() checks it first and refuses a POST
+# without one. Documented as optional: a generated client passes it when retrying, its signing hook makes one else.
 IdempotencyKey = Annotated[
-    str,
+    str | None,
     HeaderParameter(
         name="Idempotency-Key",
         description="1-128 printable characters, scoped to the operator; a retry with the same key and request "
         "returns the first reply byte for byte (header Idempotent-Replayed: true)",
         min_length=1,
         max_length=128,
+        required=False,
     ),
 ]
 

@@ -8,7 +8,9 @@ from uuid import UUID
 import msgspec
 
 from paytables import loader, rtp
+from paytables.currency import minor_unit_exponent
 from paytables.paytable import Paytable
+from paytables.red_dog import Direction
 from paytables.refusals import RaiseExceedsAnte
 from paytables.round import Bet, Call, DealtCard, PlayerDecision, Raise, Round
 from service.api import wire
@@ -74,6 +76,7 @@ def table_out(table: TableRow) -> wire.TableOut:
             "created_at": table.created_at,
             "closed_at": table.closed_at,
             "theoretical": theoretical(settings.paytable, settings.decks),
+            "currency_exponent": minor_unit_exponent(settings.currency) or 0,
         },
         wire.TableOut,
         from_attributes=True,
@@ -106,16 +109,25 @@ def round_out(view: RoundView) -> wire.RoundOut:
         void_reason=rnd.void_reason,
         test=rnd.test,
         shoe=wire.ShoeOut(commitment=rnd.commitment, reveal=reveal),
-        bets=[bet_out(b, rnd) for b in rnd.bets],
+        bets=[bet_out(b, rnd, view.currency) for b in rnd.bets],
+        currency=view.currency,
+        rolled_back_at=rnd.rolled_back_at,
+        rollback_reason=rnd.rollback_reason,
+        recall_link=recall_link(rnd.round_id),
         checkpoint_size=view.checkpoint_size,
     )
+
+
+def recall_link(round_id: str) -> str:
+    """Where support staff get a round's replay page: a signed POST to this path returns a link to it."""
+    return f"/v1/rounds/{round_id}/recall-link"
 
 
 def card_out(card: DealtCard) -> wire.CardOut:
     return wire.CardOut(position=card.position, card=card.card, shoe_index=card.shoe_index, seat=card.seat)
 
 
-def bet_out(bet: Bet, rnd: Round) -> wire.BetOut:
+def bet_out(bet: Bet, rnd: Round, currency: str) -> wire.BetOut:
     """A bet and the hand it plays: its own on a per-seat deal, the round's on a shared one."""
     hand = bet if rnd.per_seat else rnd
     return wire.BetOut(
@@ -133,6 +145,8 @@ def bet_out(bet: Bet, rnd: Round) -> wire.BetOut:
                 kind=t.kind.value,
                 type=t.type.value,
                 amount=t.amount,
+                currency=currency,
+                reverses=t.reverses,
             )
             for t in bet.transactions
         ],
@@ -140,4 +154,22 @@ def bet_out(bet: Bet, rnd: Round) -> wire.BetOut:
         outcome=None if hand.outcome is None else hand.outcome.value,
         spread=hand.spread,
         payout_odds=hand.payout_odds,
+    )
+
+
+def round_page(views: list[RoundView], next_cursor: str | None) -> wire.RoundPage:
+    """A page of rounds and, per currency, what its transactions moved: every debit (wagered), every credit (paid)."""
+    totals: dict[str, wire.CurrencyTotals] = {}
+    for v in views:
+        t = totals.setdefault(v.currency, wire.CurrencyTotals(currency=v.currency, rounds=0, wagered=0, paid=0, net=0))
+        t.rounds += 1
+        for bet in v.round.bets:
+            for move in bet.transactions:
+                if move.type is Direction.DEBIT:
+                    t.wagered += move.amount
+                else:
+                    t.paid += move.amount
+        t.net = t.paid - t.wagered
+    return wire.RoundPage(
+        items=[round_out(v) for v in views], next_cursor=next_cursor, totals=[totals[c] for c in sorted(totals)]
     )

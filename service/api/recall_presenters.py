@@ -9,6 +9,7 @@ from paytables.events import (
     DecidedBy,
     Event,
     RoundOpened,
+    RoundRolledBack,
     RoundSettled,
     RoundVoided,
     ShoeRevealed,
@@ -52,6 +53,8 @@ def moment_text(event: Event, players: dict[str, str]) -> str:
             return "Round settled" if outcome is None else f"Round settled: {outcome.value}"
         case RoundVoided(reason=reason):
             return f"Round voided: {reason}"
+        case RoundRolledBack(reason=reason):
+            return f"Round rolled back, every transaction reversed: {reason}"
         case ShoeRevealed(dealt=dealt):
             return f"Shoe revealed (salt and order published) after {dealt} cards"
     return type(event).__name__

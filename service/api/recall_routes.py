@@ -9,12 +9,13 @@ from urllib.parse import urlencode
 from uuid import UUID
 
 from litestar import MediaType, Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 
 from service import recall_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, problem_spec, responses
 from service.api.recall_page import CSP, render
 from service.api.recall_presenters import player_rounds_out
 from service.api.replies import read, write
@@ -50,7 +51,7 @@ def link_url(request: Request[Any, Any, Any], link: Link, signature: str) -> str
 @post(
     "/rounds/{round_id:uuid}/recall-link",
     status_code=200,
-    responses=responses(200, wire.RecallLinkOut, *SIGNED, 404),
+    responses=responses(200, wire.RecallLinkOut, *SIGNED, 404, 409, conflicts=KEY),
     summary="A signed link that shows the round's replay page, without credentials, until it expires",
     **body(wire.RecallLinkIn, optional=True),
 )
@@ -72,9 +73,22 @@ async def recall_link(
     )
 
 
+PAGE_RESPONSES = {
+    200: ResponseSpec(
+        data_container=str, media_type=MediaType.HTML, description="The replay page", generate_examples=False
+    ),
+    400: problem_spec(400, ("VALIDATION_ERROR",)),
+    403: problem_spec(403, ("RECALL_LINK_INVALID",)),
+    404: problem_spec(404, ("NOT_FOUND",)),
+    410: problem_spec(410, ("RECALL_LINK_EXPIRED",)),
+    503: problem_spec(503, ("SERVICE_UNAVAILABLE", "RECALL_LINKS_DISABLED")),
+}
+
+
 @get(
     "/recall/{round_id:uuid}",
     media_type=MediaType.HTML,
+    responses=PAGE_RESPONSES,
     summary="The replay page of a recall link (HTML; the link's own signature, no credentials)",
     tags=["recall"],
 )

@@ -1,11 +1,11 @@
-"""Round routes (signed): open a round, decide, close the window, void, read, list."""
+"""Round routes (signed): open a round, decide, close the window, void, roll back, read, list."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Request, Response, get, post
@@ -14,7 +14,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from service import round_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 from service.errors import ApiError
 from service.round_use_cases import RoundQuery, RoundView
@@ -27,7 +27,9 @@ def _present(view: RoundView) -> bytes:
 @post(
     "/tables/{table_id:uuid}/rounds",
     status_code=201,
-    responses=responses(201, wire.RoundOut, *SIGNED, 403, 404, 409, 422),
+    responses=responses(
+        201, wire.RoundOut, *SIGNED, 403, 404, 409, 422, conflicts=(*KEY, "TABLE_CLOSED", "ROUND_IN_PROGRESS")
+    ),
     summary="Open a round: take the antes, deal the two posts",
     **body(wire.CreateRound),
 )
@@ -41,7 +43,15 @@ async def create_round(
 @post(
     "/rounds/{round_id:uuid}/decisions",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, 422),
+    responses=responses(
+        200,
+        wire.RoundOut,
+        *SIGNED,
+        404,
+        409,
+        422,
+        conflicts=(*KEY, "NOT_IN_RAISE_WINDOW", "RAISE_WINDOW_CLOSED", "ALREADY_DECIDED"),
+    ),
     summary="A player's raise or call; the last one deals the third card and settles",
     **body(wire.DecisionIn),
 )
@@ -55,7 +65,7 @@ async def decide(
 @post(
     "/rounds/{round_id:uuid}/close",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
     summary="The dealer closes the raise window now; undecided bets call. The body is optional",
     **body(wire.CloseIn, optional=True),
 )
@@ -70,7 +80,7 @@ async def close_round(
 @post(
     "/rounds/{round_id:uuid}/void",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
     summary="Void an unsettled round: every stake is refunded",
     **body(wire.VoidIn),
 )
@@ -83,6 +93,20 @@ async def void_round(
     )
 
 
+@post(
+    "/rounds/{round_id:uuid}/rollback",
+    status_code=200,
+    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "ROLLBACK_GRACE_EXPIRED")),
+    summary="Roll a round back: every transaction reversed (within the grace period)",
+    **body(wire.RollbackIn),
+)
+async def rollback_round(
+    request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
+) -> Response[bytes]:
+    reason = body_of(request).reason
+    return await write(request, 200, lambda unit: round_use_cases.rollback_round(unit, round_id, reason), _present)
+
+
 @get("/rounds/{round_id:uuid}", responses=responses(200, wire.RoundOut, *SIGNED, 404), summary="One round")
 async def get_round(request: Request[Any, Any, Any], round_id: FromPath[UUID]) -> wire.RoundOut:
     return presenters.round_out(await read(request, lambda unit: round_use_cases.get_round(unit, round_id)))
@@ -93,9 +117,11 @@ async def list_rounds(
     request: Request[Any, Any, Any],
     table_id: FromQuery[UUID | None] = None,
     player_id: Annotated[str | None, QueryParameter(max_length=64)] = None,
-    status: FromQuery[Literal["raise_window", "settled", "void"] | None] = None,
+    status: FromQuery[wire.RoundStatusName | None] = None,
     opened_from: Annotated[datetime | None, QueryParameter(name="from", description="opened at or after")] = None,
     opened_to: Annotated[datetime | None, QueryParameter(name="to", description="opened before")] = None,
+    settled_from: Annotated[datetime | None, QueryParameter(description="settled at or after")] = None,
+    settled_to: Annotated[datetime | None, QueryParameter(description="settled before")] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> wire.RoundPage:
@@ -105,13 +131,15 @@ async def list_rounds(
         status=status,
         opened_from=opened_from,
         opened_to=opened_to,
+        settled_from=settled_from,
+        settled_to=settled_to,
         before=None if cursor is None else decode_cursor(cursor),
         limit=limit + 1,  # one more than asked tells whether there is a next page
     )
     found = await read(request, lambda unit: round_use_cases.list_rounds(unit, query))
     page = found[:limit]
     next_cursor = encode_cursor(page[-1]) if len(found) > limit else None
-    return wire.RoundPage(items=[presenters.round_out(v) for v in page], next_cursor=next_cursor)
+    return presenters.round_page(page, next_cursor)
 
 
 def encode_cursor(view: RoundView) -> str:
@@ -131,4 +159,4 @@ def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
         raise ApiError(400, "VALIDATION_ERROR", "cursor is not one this API issued") from None
 
 
-handlers = [create_round, decide, close_round, void_round, get_round, list_rounds]
+handlers = [create_round, decide, close_round, void_round, rollback_round, get_round, list_rounds]

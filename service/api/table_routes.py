@@ -11,7 +11,7 @@ from litestar.params import FromPath
 from service import table_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 
 
@@ -22,7 +22,7 @@ def _present(table: Any) -> bytes:
 @post(
     "/tables",
     status_code=201,
-    responses=responses(201, wire.TableOut, *SIGNED, 403, 409, 422),
+    responses=responses(201, wire.TableOut, *SIGNED, 403, 409, 422, conflicts=KEY),
     summary="Open a table",
     **body(wire.CreateTable),
 )
@@ -44,7 +44,7 @@ async def get_table(request: Request[Any, Any, Any], table_id: FromPath[UUID]) -
 @post(
     "/tables/{table_id:uuid}/close",
     status_code=200,
-    responses=responses(200, wire.TableOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.TableOut, *SIGNED, 404, 409, conflicts=(*KEY, "TABLE_CLOSED")),
     summary="Close a table: no new rounds; rounds in flight finish",
 )
 async def close_table(

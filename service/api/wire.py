@@ -15,17 +15,19 @@ TableStatusName = Literal["open", "closed"]
 ShoePolicyName = Literal["per_round", "cut_card"]
 TableModeName = Literal["live", "test"]
 DealModeName = Literal["shared", "per_seat"]
-RoundStatusName = Literal["raise_window", "settled", "void"]
+RoundStatusName = Literal["raise_window", "settled", "void", "rolled_back"]
 OutcomeName = Literal["consecutive", "pair", "trips", "spread"]
 DecisionName = Literal["raise", "call", "timeout_call"]
-ResultName = Literal["win", "lose", "push", "trips", "void"]
-TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund"]
+ResultName = Literal["win", "lose", "push", "trips", "void", "rolled_back"]
+TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund", "rollback"]
 DirectionName = Literal["debit", "credit"]
+PostRuleName = Literal["lose", "lose_double"]
 
 MAX_AMOUNT = 10**12  # a trillion minor units: far above any table limit, far below bigint overflow
 Amount = Annotated[int, msgspec.Meta(ge=1, le=MAX_AMOUNT, description="integer minor units of the table currency")]
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
-CardCode = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]$", description="rank 23456789TJQKA + suit SHDC")]
+CARD_PATTERN = r"^[2-9TJQKA][SHDC]$"
+CardCode = Annotated[str, msgspec.Meta(pattern=CARD_PATTERN, description="rank 23456789TJQKA + suit SHDC")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
 Actor = Annotated[
     str,
@@ -107,6 +109,18 @@ class VoidIn(RequestBody):
     requested_by: Actor | None = None
 
 
+class RollbackIn(RequestBody):
+    reason: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=500,
+            description="why the round is undone; kept in the round and its audit record",
+            examples=["wallet debit failed"],
+        ),
+    ]
+
+
 class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
     name: str
@@ -115,7 +129,7 @@ class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
     description: str
     spread_odds: list[int]
     trips_odds: int
-    post_rule: str
+    post_rule: PostRuleName
     max_raise_multiple: int
     theoretical: Theoretical | None = None
 
@@ -143,6 +157,7 @@ class TableOut(msgspec.Struct, kw_only=True):
     created_at: datetime
     closed_at: datetime | None
     theoretical: Theoretical
+    currency_exponent: int  # ISO 4217 minor unit: an amount of n minor units is n / 10**currency_exponent
 
 
 class TableList(msgspec.Struct, kw_only=True):
@@ -154,6 +169,8 @@ class TransactionOut(msgspec.Struct, kw_only=True):
     kind: TransactionKindName
     type: DirectionName
     amount: int
+    currency: str
+    reverses: str | None  # a rollback: the id of the transaction it reverses
 
 
 class BetOut(msgspec.Struct, kw_only=True):
@@ -187,7 +204,7 @@ class RevealOut(msgspec.Struct, kw_only=True):
 
 class ShoeOut(msgspec.Struct, kw_only=True):
     commitment: str
-    reveal: RevealOut | None = None
+    reveal: RevealOut | None  # always sent: null until the shoe is retired
 
 
 class RoundOut(msgspec.Struct, kw_only=True):
@@ -209,12 +226,25 @@ class RoundOut(msgspec.Struct, kw_only=True):
     test: bool
     shoe: ShoeOut
     bets: list[BetOut]
+    currency: str
+    rolled_back_at: datetime | None
+    rollback_reason: str | None
+    recall_link: str  # where support staff get the round's replay page (POST it, signed)
     checkpoint_size: Annotated[int, msgspec.Meta(ge=0, description=CHECKPOINT_SIZE)] = 0
+
+
+class CurrencyTotals(msgspec.Struct, kw_only=True):
+    currency: str
+    rounds: int
+    wagered: int
+    paid: int
+    net: int
 
 
 class RoundPage(msgspec.Struct, kw_only=True):
     items: list[RoundOut]
     next_cursor: str | None
+    totals: list[CurrencyTotals]
 
 
 # Audit anchors: checkpoints, proofs and the key they are signed with. Hashes travel as standard padded base64.

@@ -157,6 +157,8 @@ async def select_rounds(
     status: str | None,
     opened_from: datetime | None,
     opened_to: datetime | None,
+    settled_from: datetime | None = None,
+    settled_to: datetime | None = None,
     before: tuple[datetime, UUID] | None,
     limit: int,
 ) -> list[StoredRound]:
@@ -170,6 +172,8 @@ async def select_rounds(
         " AND ($5::timestamptz IS NULL OR r.opened_at >= $5)"
         " AND ($6::timestamptz IS NULL OR r.opened_at < $6)"
         " AND ($7::timestamptz IS NULL OR (r.opened_at, r.round_id) < ($7, $8::uuid))"
+        " AND ($10::timestamptz IS NULL OR r.settled_at >= $10)"
+        " AND ($11::timestamptz IS NULL OR r.settled_at < $11)"
         " ORDER BY r.opened_at DESC, r.round_id DESC LIMIT $9",
         operator_id,
         table_id,
@@ -180,5 +184,7 @@ async def select_rounds(
         before_at,
         before_id,
         limit,
+        settled_from,
+        settled_to,
     )
     return [_stored(r) for r in records]

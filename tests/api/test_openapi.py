@@ -35,6 +35,7 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
     ),
     ("/v1/rounds/{round_id}/close", "post"): ("CloseIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
     ("/v1/rounds/{round_id}/void", "post"): ("VoidIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
+    ("/v1/rounds/{round_id}/rollback", "post"): ("RollbackIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
     ("/v1/rounds/{round_id}", "get"): (None, "200", "RoundOut", {"401", "404", "503"}),
     ("/v1/rounds", "get"): (None, "200", "RoundPage", {"400", "401", "503"}),
     ("/v1/audit/public-key", "get"): (None, "200", "PublicKeyOut", {"503"}),
@@ -96,8 +97,9 @@ def test_each_streamed_route_documents_its_media_type_its_problems_and_its_heade
     op = doc["paths"][path][method]
     assert list(op["responses"]["200"]["content"]) == [media]
     assert errors <= set(op["responses"])
-    headers = {p["name"].lower() for p in op["parameters"] if p["in"] == "header" and p["required"]}
-    assert {"x-operator-id", "x-timestamp", "x-signature"} <= headers
+    # Signed like every other route: by the document's security requirement, not by per-operation parameters.
+    assert "security" not in op
+    assert not {p["name"].lower() for p in op.get("parameters", []) if p["in"] == "header"} & {"x-signature"}
 
 
 @pytest.mark.parametrize(("path", "method"), list(ROUTES))
@@ -123,11 +125,18 @@ def test_each_route_documents_its_body_its_success_and_its_problems(
 
 @pytest.mark.parametrize(("path", "method"), [r for r in ROUTES if not r[0].startswith(PUBLIC)])
 def test_each_signed_route_documents_its_headers(doc: dict[str, Any], path: str, method: str) -> None:
-    params = {p["name"].lower(): p for p in doc["paths"][path][method].get("parameters", []) if p["in"] == "header"}
-    for name in ("x-operator-id", "x-timestamp", "x-signature"):
-        assert params[name]["required"] is True
+    # Issue 12 replaced the three required signature parameters of every operation by security schemes (a generated
+    # client's signing hook sends them); the POSTs keep Idempotency-Key as a parameter, optional for the same reason.
+    op = doc["paths"][path][method]
+    params = {p["name"].lower(): p for p in op.get("parameters", []) if p["in"] == "header"}
+    assert not {"x-operator-id", "x-timestamp", "x-signature"} & set(params)
+    assert "security" not in op  # the document's requirement: all three signature headers
+    schemes = doc["components"]["securitySchemes"]
+    required = {schemes[name]["name"] for requirement in doc["security"] for name in requirement}
+    assert required == {"X-Operator-Id", "X-Timestamp", "X-Signature"}
     if method == "post":
-        assert params["idempotency-key"]["required"] is True
+        assert params["idempotency-key"]["required"] is False
+        assert "Required by the server" in params["idempotency-key"]["description"]
 
 
 def test_the_components_hold_every_wire_schema_and_problem_has_our_fields(doc: dict[str, Any]) -> None:
@@ -149,7 +158,7 @@ def test_the_round_schema_has_every_field_the_spec_names(doc: dict[str, Any]) ->
     spec_bet = {"bet_id", "player_id", "ante", "raise", "decision", "result", "payout", "net", "transactions"}
     assert spec_bet <= set(schemas["BetOut"]["properties"])
     kinds = schemas["TransactionOut"]["properties"]["kind"]["enum"]
-    assert set(kinds) == {"ante", "raise", "payout", "post_penalty", "refund"}
+    assert set(kinds) == {"ante", "raise", "payout", "post_penalty", "refund", "rollback"}
 
 
 async def test_a_real_round_has_exactly_the_documented_fields(api: Signed, doc: dict[str, Any]) -> None:

@@ -54,7 +54,9 @@ async def system_seq(db: asyncpg.Connection) -> int:
 async def test_a_start_and_a_stop_are_recorded_with_version_revision_and_settings_but_no_secret(
     database_url: str, db: asyncpg.Connection, clock: ManualClock
 ) -> None:
-    settings = make_settings(database_url, git_revision="0123abc", checkpoint_every_records=50)
+    settings = make_settings(
+        database_url, git_revision="0123abc", checkpoint_every_records=50, rollback_grace_seconds=120
+    )
     before = await system_seq(db)
     async with live(settings, clock=clock):
         pass
@@ -71,6 +73,7 @@ async def test_a_start_and_a_stop_are_recorded_with_version_revision_and_setting
     assert shown.operators == tuple(sorted(settings.operators))
     assert shown.auditors == ("lab",)
     assert (shown.allow_test_tables, shown.checkpoint_every_records, shown.env) == (True, 50, "development")
+    assert shown.rollback_grace_seconds == 120
     assert shown.audit_key == AUDIT_KEY.verifier_key
     assert set(shown.paytables) == RELEASED
     secrets = [*settings.operators.values(), *settings.auditors.values(), AUDIT_KEY.signer_key.rsplit("+", 1)[1]]

@@ -1,19 +1,21 @@
-"""Headless Chromium for the tests: Debian's `chromium`, driven by Playwright's Python package (no browser download).
+"""Headless Chromium for tests that look at a page: Debian's `chromium`, driven by Playwright's Python package (never
+a browser Playwright downloads).
 
-`browser()` launches it; `serve(page, client)` answers the page's requests to `ORIGIN` from an in-process app (an
-httpx client, such as the tests' signed one) and refuses every other request, counting what was asked for.
+`browser()` launches it (skipping the test when Chromium is absent, failing it under CI=true); `serve(page, client)`
+answers the page's requests to `ORIGIN` from an in-process app (an httpx client, such as the tests' `http`) and
+refuses every other request, so a page that works proves it needs no other origin.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
-import pytest
 from playwright.async_api import Browser, Page, Route, async_playwright
+
+from tests.support.tools import missing
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -30,16 +32,13 @@ ORIGIN = "http://127.0.0.1:8000"  # loopback: a secure context, so WebCrypto is 
 
 def require_chromium() -> None:
     """Skip when Debian's chromium is not installed, with the reason; under CI=true its absence is a failure."""
-    if CHROMIUM.exists():
-        return
-    reason = f"{CHROMIUM} is not installed (apt-get install -y chromium; .ci/run does)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    if not CHROMIUM.exists():
+        missing(f"{CHROMIUM} is not installed (apt-get install -y chromium; .ci/run does)")
 
 
 @contextlib.asynccontextmanager
 async def browser() -> AsyncIterator[Browser]:
+    """A running headless Chromium; it closes, with its pages, when the block ends."""
     require_chromium()
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)

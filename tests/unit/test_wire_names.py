@@ -7,6 +7,7 @@ from typing import Any, get_args
 
 import pytest
 
+from paytables.paytable import PostRule
 from paytables.red_dog import Decision, Direction, Outcome, Result, TransactionKind
 from paytables.round import RoundStatus
 from paytables.table import TableMode, TableStatus
@@ -26,6 +27,7 @@ from shoe.shoe import ShoePolicy
         (wire.ResultName, Result),
         (wire.TransactionKindName, TransactionKind),
         (wire.DirectionName, Direction),
+        (wire.PostRuleName, PostRule),
     ],
 )
 def test_each_wire_literal_names_exactly_the_values_of_its_domain_enum(

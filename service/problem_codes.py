@@ -1,0 +1,59 @@
+"""Every problem `code` the service can answer, with its status and when: the one list the OpenAPI enum, the
+per-endpoint error descriptions and the error table of docs/api.md are checked against."""
+
+# ruff: noqa: E501 - one row of the table per line, as in the docs, reads better than wrapped strings
+from __future__ import annotations
+
+import msgspec
+
+
+class ProblemCode(msgspec.Struct, frozen=True):
+    code: str
+    status: int
+    when: str
+
+
+PROBLEM_CODES = (
+    ProblemCode("VALIDATION_ERROR", 400, "malformed JSON, unknown field, wrong type, out-of-range value, bad query or cursor"),
+    ProblemCode("VALIDATION_ERROR", 422, "well-formed but refused: unknown paytable or rule set, a currency that is not ISO 4217, `max_ante < min_ante`, a player twice in a round, an In Between seat with neither `player_id` nor `computer`, forced cards the shoe cannot hold"),
+    ProblemCode("IDEMPOTENCY_KEY_REQUIRED", 400, "a POST without a valid `Idempotency-Key`"),
+    ProblemCode("DUPLICATE_HEADER", 400, "a security header (`X-Operator-Id`, `X-Timestamp`, `X-Signature`, `Idempotency-Key`) sent twice"),
+    ProblemCode("UNAUTHENTICATED", 401, "missing or wrong signature, unknown operator, stale timestamp"),
+    ProblemCode("AUDITOR_READ_ONLY", 403, "auditor credentials on a route that is not theirs, or on a POST"),
+    ProblemCode("FORCED_CARDS_NOT_ALLOWED", 403, "forced cards on a live table or game, or a test table or game on a server without `RD_ALLOW_TEST_TABLES=true`"),
+    ProblemCode("RECALL_LINK_INVALID", 403, "a recall link whose signature does not check (changed, or not ours)"),
+    ProblemCode("NOT_FOUND", 404, "no such table, round, bet, paytable, game, rule set or checkpoint for your operator"),
+    ProblemCode("METHOD_NOT_ALLOWED", 405, "a method the path does not take (a GET of `/v1/rounds/{id}/void`)"),
+    ProblemCode("IDEMPOTENCY_CONFLICT", 409, "the key was used for a different request"),
+    ProblemCode("NOT_IN_RAISE_WINDOW", 409, "a decision, close or void on a round that is not in its raise window"),
+    ProblemCode("RAISE_WINDOW_CLOSED", 409, "a decision after the deadline (the round is settled with `timeout_call` first)"),
+    ProblemCode("ALREADY_DECIDED", 409, "the bet already raised or called"),
+    ProblemCode("TABLE_CLOSED", 409, "a new round on a closed table, or closing it twice"),
+    ProblemCode("ROUND_IN_PROGRESS", 409, "a new round on a `cut_card` table while one is open"),
+    ProblemCode("ROLLBACK_GRACE_EXPIRED", 409, "a rollback more than `RD_ROLLBACK_GRACE_SECONDS` after the round opened"),
+    ProblemCode("CHAIN_TRUNCATED", 409, "records a checkpoint signed are missing from the database (a proof cannot be built)"),
+    ProblemCode("NOT_YOUR_TURN", 409, "In Between: the game waits for another player (or the player has no seat)"),
+    ProblemCode("WRONG_ACTION", 409, "In Between: not the move the game waits for (a bet while an ace call is awaited, a call while a bet is)"),
+    ProblemCode("GAME_OVER", 409, "In Between: any move once the game has ended"),
+    ProblemCode("RECALL_LINK_EXPIRED", 410, "a recall link past its `expires`"),
+    ProblemCode("CLIENT_ERROR", 413, "a refusal of the HTTP layer with no code of its own, such as a body over the size limit"),
+    ProblemCode("UNSUPPORTED_MEDIA_TYPE", 415, "a body the HTTP layer cannot read in the media type it was sent as"),
+    ProblemCode("BET_LIMIT", 422, "an ante outside the table's `min_ante..max_ante`, or more bets than `max_bets`"),
+    ProblemCode("RAISE_EXCEEDS_ANTE", 422, "a raise above the ante (or below 1), or a call with an amount"),
+    ProblemCode("INVALID_GAME", 422, "In Between: seats, ante or rounds the rule set does not offer; a player in two seats"),
+    ProblemCode("BET_OVER_POT", 422, "In Between: a bet larger than the pot"),
+    ProblemCode("BET_OVER_CHIPS", 422, "In Between: a bet larger than the player's chips"),
+    ProblemCode("BET_BELOW_MINIMUM", 422, "In Between: a bet under the least bet (the ante, where the rule set's `min_bet` is `ante`)"),
+    ProblemCode("IMPOSSIBLE_CALL", 422, "In Between: higher than a pair of aces, or lower than a pair of twos"),
+    ProblemCode("INTERNAL_ERROR", 500, "a bug: logged with the request id; retryable"),
+    ProblemCode("SERVICE_UNAVAILABLE", 503, "the database is unreachable or too contended; retryable"),
+    ProblemCode("CHECKPOINTS_DISABLED", 503, "a development server run without `RD_AUDIT_SIGNING_KEY` signs no checkpoints"),
+    ProblemCode("RECALL_LINKS_DISABLED", 503, "a development server run without `RD_AUDIT_SIGNING_KEY` issues no recall links"),
+)  # fmt: skip
+
+CODES: tuple[str, ...] = tuple(dict.fromkeys(p.code for p in PROBLEM_CODES))
+
+
+def when(code: str, status: int) -> str:
+    """What a code means at a status, as the docs say it."""
+    return next(p.when for p in PROBLEM_CODES if p.code == code and p.status == status)
