@@ -101,7 +101,7 @@ TAGS = [
     {"name": "rounds", "description": "Open a round, decide, close, void or roll back, read one, list them."},
     {
         "name": "audit",
-        "description": "The audit records byte for byte, the checkpoint key (public), signed checkpoints, RFC 9162 proofs.",
+        "description": "The audit records byte for byte, the checkpoint key, signed checkpoints, RFC 9162 proofs.",
     },
     {"name": "recall", "description": "A player's last rounds, signed recall links and the replay page they open."},
     {"name": "reports", "description": "The authoritative RTP report from the database, for operators and auditors."},
