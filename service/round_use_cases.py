@@ -283,13 +283,13 @@ def record_step(
     unit.defer(appended.writes)
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
-    if ended_now or rnd.status is RoundStatus.ROLLED_BACK:
+    if ended_now:
         # The shoe's order never changes as cards go out, so any version of it gives the cards left after the posts.
-        # A rollback rewrites an ended round's figures (to nothing): the report must not count what was reversed.
         figures = round_figures(rnd, step.shoe.order, loader.get(rnd.paytable))
         unit.defer([figures_sql.insert_figures(rnd, figures, operator_id=stored.operator_id, currency=stored.currency)])
-        if ended_now:
-            unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
+        unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
+    elif rnd.status is RoundStatus.ROLLED_BACK and stored.round.status is not RoundStatus.ROLLED_BACK:
+        unit.defer([figures_sql.roll_back_figures(rnd)])  # the report must not count what was reversed
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
     view = RoundView(round=rnd, reveal=reveal, currency=stored.currency, checkpoint_size=appended.checkpoint_size)
     change = TableChange(

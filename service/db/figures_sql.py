@@ -50,11 +50,7 @@ def insert_figures(rnd: Round, figures: RoundFigures, *, operator_id: str, curre
     return Statement(
         sql="INSERT INTO round_figures (round_id, table_id, operator_id, paytable, decks, currency, test, status,"
         " outcome, ended_at, bets, wagered, paid, refunded, expectation_scale, expected_paid, expected_wagered,"
-        " net_variance) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
-        # A rollback replaces an ended round's figures with nothing.
-        " ON CONFLICT (round_id) DO UPDATE SET status = excluded.status, ended_at = excluded.ended_at,"
-        " wagered = 0, paid = 0, refunded = 0, expectation_scale = 1, expected_paid = 0, expected_wagered = 0,"
-        " net_variance = 0 WHERE excluded.status = 'rolled_back'",
+        " net_variance) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
         args=(
             UUID(rnd.round_id),
             UUID(rnd.table_id),
@@ -75,6 +71,17 @@ def insert_figures(rnd: Round, figures: RoundFigures, *, operator_id: str, curre
             figures.expected_wagered,
             figures.net_variance,
         ),
+    )
+
+
+def roll_back_figures(rnd: Round) -> Statement:
+    """A rollback of a round that had ended: its figures become nothing (every transaction was reversed). A round
+    rolled back while open never had any: it gets its figures (all zero) from `insert_figures` instead."""
+    assert rnd.rolled_back_at is not None
+    return Statement(
+        sql="UPDATE round_figures SET status = 'rolled_back', ended_at = $2, wagered = 0, paid = 0, refunded = 0,"
+        " expectation_scale = 1, expected_paid = 0, expected_wagered = 0, net_variance = 0 WHERE round_id = $1",
+        args=(UUID(rnd.round_id), rnd.rolled_back_at),
     )
 
 

@@ -145,3 +145,23 @@ async def test_a_per_seat_table_reports_each_hand_and_a_void_keeps_the_hands_set
     assert Fraction(line["expected_paid_fraction"]) == expected_paid
     assert Fraction(line["expected_wagered_fraction"]) == 60
     assert sum(o["observed"] for o in line["outcomes"]) == 0  # the round mix has no per-seat round in it
+
+
+async def test_a_rolled_back_round_leaves_the_report_whether_it_had_ended_or_not(api: Signed) -> None:
+    table = await api.table(mode="test", decks=1)
+    path = f"/v1/reports/rtp?mode=test&table_id={table['table_id']}"
+    trips = await open_round(api, table["table_id"], [("p1", 10)], ["8S", "8H", "8D"])  # settles at once: 120 back
+    waiting = await open_round(api, table["table_id"], [("p1", 10)], ["4S", "TH"])  # in its raise window
+    line = only_line(await api.ok("GET", path))
+    assert (line["rounds"], line["wagered"], line["paid"]) == (1, 10, 120)
+    for rnd in (trips, waiting):
+        await api.ok("POST", f"/v1/rounds/{rnd['round_id']}/rollback", {"reason": "wallet debit failed"})
+    after = only_line(await api.ok("GET", path))
+    assert (after["rounds"], after["voided_rounds"], after["wagered"], after["paid"], after["refunded"]) == (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )
+    assert after["expected_paid_fraction"] == "0/1"

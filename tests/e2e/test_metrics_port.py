@@ -12,7 +12,7 @@ from tests.support import every_outcome as hand
 from tests.support.client import Signed
 from tests.support.served import Served
 
-CURRENCY = "XTS"  # ISO 4217's code for testing: no other test's money shares these series
+CURRENCY = "DKK"  # a currency no other test plays: no other test's money shares these series
 MONEY = {"paytable": "standard/v1", "currency": CURRENCY, "mode": "test"}
 ROUNDS = {"paytable": "standard/v1", "decks": "1", "mode": "test"}
 # Audit records of the table and its seven rounds, event by event (see tests/support/every_outcome.py):

@@ -20,7 +20,7 @@ from tests.support.prometheus import Prometheus, prometheus
 from tests.support.served import Served
 
 T = TypeVar("T")
-CURRENCY = "XAU"  # a currency no other test plays, so these series hold only this test's rounds
+CURRENCY = "NOK"  # a currency no other test plays, so these series hold only this test's rounds
 SERIES = f'{{paytable="standard/v1",currency="{CURRENCY}",mode="test"}}'
 
 
