@@ -22,6 +22,8 @@ install: $(STAMP) ## Create .venv and install the project with its test tools (p
 
 .PHONY: run
 run: $(STAMP) ## Serve the API on http://127.0.0.1:8000 (embedded PostgreSQL under .data/ unless DATABASE_URL is set)
+	@# reddog serve never migrates a server it is given: migrate it first (the embedded one serve migrates itself)
+	@if [ -n "$$DATABASE_URL" ]; then $(BIN)/reddog migrate; fi
 	$(BIN)/reddog serve
 
 .PHONY: test

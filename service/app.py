@@ -20,6 +20,7 @@ from service.api import paytable_routes, round_routes, table_routes
 from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
 from service.auth import authenticate
 from service.clock import Clock, system_clock
+from service.db.app_login import unsafe_role
 from service.errors import exception_handlers
 from service.settings import Settings
 from service.unit_of_work import Runner
@@ -44,6 +45,18 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     del conn
 
 
+class UnsafeDatabaseRole(RuntimeError):
+    """The service would run as a role that could rewrite the audit log (`reddog serve` says so in one line first)."""
+
+
+async def _refuse_unsafe_role(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        problem = await unsafe_role(conn)
+    if problem is not None:
+        await pool.close()
+        raise UnsafeDatabaseRole(f"refusing to serve: {problem}")
+
+
 def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
     """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
     logs.configure(settings.log_level)
@@ -53,6 +66,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.settings = settings
         app.state.clock = clock
         app.state.pool = await create_pool(settings)
+        if not settings.development:
+            await _refuse_unsafe_role(app.state.pool)
         app.state.runner = Runner(app.state.pool, settings, clock)
         task = asyncio.create_task(sweeper.run_forever(app.state.runner)) if sweep else None
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 from service.db import Conn
+from service.db.app_login import ensure_app_login
 
 LOCK_KEY = 0x5245_4444_4F47  # "REDDOG": one advisory lock for every replica's migration run
 
@@ -16,8 +17,9 @@ def migration_files() -> list[tuple[str, str]]:
     return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
 
 
-async def apply_migrations(conn: Conn) -> list[str]:
-    """Apply what is missing; returns the versions applied now."""
+async def apply_migrations(conn: Conn, *, app_login: tuple[str, str] | None = None) -> list[str]:
+    """Apply what is missing; returns the versions applied now. With `app_login` (user, password), then create or
+    update the service's login role in reddog_app, under the same lock."""
     await conn.execute("SELECT pg_advisory_lock($1)", LOCK_KEY)
     try:
         await conn.execute(
@@ -33,6 +35,8 @@ async def apply_migrations(conn: Conn) -> list[str]:
                 await conn.execute(sql)
                 await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", version)
             applied.append(version)
+        if app_login is not None:
+            await ensure_app_login(conn, *app_login)
         return applied
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", LOCK_KEY)
