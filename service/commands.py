@@ -144,8 +144,7 @@ def check_role_or_exit(url: str, settings: Settings) -> None:
         print(f"reddog: warning: {problem}; allowed only because RD_ENV=development", file=sys.stderr)
         return
     print(
-        f"reddog: refusing to serve: {problem}; set DATABASE_URL to a login role in reddog_app "
-        "(docs/operations.md)",
+        f"reddog: refusing to serve: {problem}; set DATABASE_URL to a login role in reddog_app (docs/operations.md)",
         file=sys.stderr,
     )
     raise SystemExit(1)

@@ -111,9 +111,12 @@ def on_database_down(_: Request[Any, Any, Any], exc: Exception) -> Response[Prob
     return problem(503, "SERVICE_UNAVAILABLE", "the database is unavailable; retry shortly", retryable=True)
 
 
-def on_unexpected(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    if unavailable(exc):  # a refusal asyncpg has no class of its own for (55000)
+        return on_database_down(request, exc)
     log.exception("unhandled_error", error=type(exc).__name__)
-    return problem(500, "INTERNAL_ERROR", "an unexpected error occurred; it has been logged", retryable=True)
+    # Nothing the client sent or could change: the same request would meet the same fault.
+    return problem(500, "INTERNAL_ERROR", "an unexpected error occurred; it has been logged", retryable=False)
 
 
 def _clean(detail: str) -> str:
@@ -131,6 +134,17 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
     # A pooled connection cut mid-operation (a database restart) can leave asyncpg's protocol in a state it refuses.
     asyncpg.exceptions.InternalClientError,
 )
+
+
+# SQLSTATEs of a server refusing connections for now, like one that dropped them: not accepting connections (55000,
+# e.g. ALLOW_CONNECTIONS false), cannot connect now (57P03: starting, stopping, recovering), too many connections
+# (53300). Matched exactly: 55000's subclasses (55P03 lock not available, 55006 object in use) are other faults.
+REFUSING_SQLSTATES = frozenset({"55000", "57P03", "53300"})
+
+
+def unavailable(exc: BaseException) -> bool:
+    """The database is unreachable or refusing us: a fresh attempt later may succeed."""
+    return isinstance(exc, UNAVAILABLE) or getattr(exc, "sqlstate", None) in REFUSING_SQLSTATES
 
 
 def exception_handlers() -> dict[type[Exception] | int, Any]:
