@@ -93,6 +93,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
         openapi_config=_openapi(),
+        request_max_body_size=settings.max_body_bytes,
         state=None,
         debug=False,
     )

@@ -56,6 +56,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
     500: "Internal server error",
@@ -95,14 +96,17 @@ def on_rule_error(_: Request[Any, Any, Any], exc: RuleError) -> Response[Problem
     return problem(422, "VALIDATION_ERROR", str(exc))
 
 
-def on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
+def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
     status = exc.status_code
     if isinstance(exc, ValidationException) or status == 400:
         errors = exc.extra if isinstance(exc.extra, list) else None
         return problem(400, "VALIDATION_ERROR", _clean(exc.detail), errors=errors)
+    if status == 413:  # Litestar's request_max_body_size: a declared Content-Length, or a body that grew past it
+        limit = request.route_handler.resolve_request_max_body_size()
+        return problem(413, "BODY_TOO_LARGE", f"the request body is over the server's limit of {limit} bytes")
     code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHENTICATED", 415: "UNSUPPORTED_MEDIA_TYPE"}
     if status >= 500:
-        return on_unexpected(_, exc)
+        return on_unexpected(request, exc)
     return problem(status, code.get(status, "CLIENT_ERROR"), _clean(exc.detail))
 
 
