@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
@@ -18,6 +18,8 @@ from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 from service.errors import ApiError
 from service.round_use_cases import RoundQuery, RoundView
+
+WITH_OFFSET = "ISO 8601 with a UTC offset, between 0001-01-01 and 9999-12-31 in UTC"
 
 
 def _present(view: RoundView) -> bytes:
@@ -87,10 +89,14 @@ async def get_round(request: Request[Any, Any, Any], round_id: FromPath[UUID]) -
 async def list_rounds(
     request: Request[Any, Any, Any],
     table_id: FromQuery[UUID | None] = None,
-    player_id: Annotated[str | None, QueryParameter(max_length=64)] = None,
+    player_id: Annotated[str | None, QueryParameter(max_length=64, pattern=wire.whole(wire.PLAYER_ID))] = None,
     status: FromQuery[Literal["raise_window", "settled", "void"] | None] = None,
-    opened_from: Annotated[datetime | None, QueryParameter(name="from", description="opened at or after")] = None,
-    opened_to: Annotated[datetime | None, QueryParameter(name="to", description="opened before")] = None,
+    opened_from: Annotated[
+        datetime | None, QueryParameter(name="from", description=f"opened at or after; {WITH_OFFSET}")
+    ] = None,
+    opened_to: Annotated[
+        datetime | None, QueryParameter(name="to", description=f"opened before; {WITH_OFFSET}")
+    ] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> wire.RoundPage:
@@ -98,8 +104,8 @@ async def list_rounds(
         table_id=table_id,
         player_id=player_id,
         status=status,
-        opened_from=opened_from,
-        opened_to=opened_to,
+        opened_from=query_time("from", opened_from),
+        opened_to=query_time("to", opened_to),
         before=None if cursor is None else decode_cursor(cursor),
         limit=limit + 1,  # one more than asked tells whether there is a next page
     )
@@ -107,6 +113,19 @@ async def list_rounds(
     page = found[:limit]
     next_cursor = encode_cursor(page[-1]) if len(found) > limit else None
     return wire.RoundPage(items=[presenters.round_out(v) for v in page], next_cursor=next_cursor)
+
+
+def query_time(name: str, value: datetime | None) -> datetime | None:
+    """A time to compare in SQL: it must say its offset (a bare time would mean the server's zone) and lie in the
+    range every layer can hold once in UTC (0001-01-01T00:00:00+14:00 is the year 0 there)."""
+    if value is None:
+        return None
+    if value.utcoffset() is None:
+        raise ApiError(400, "VALIDATION_ERROR", f"{name}: needs a UTC offset, as in 2026-05-01T12:00:00Z")
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ApiError(400, "VALIDATION_ERROR", f"{name}: outside 0001-01-01..9999-12-31 in UTC") from None
 
 
 def encode_cursor(view: RoundView) -> str:
@@ -119,10 +138,10 @@ def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         at, _, round_id = text.partition("|")
         opened = datetime.fromisoformat(at)
-        if opened.tzinfo is None:
+        if opened.utcoffset() is None:
             raise ValueError("naive timestamp")
-        return opened, UUID(round_id)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return opened.astimezone(UTC), UUID(round_id)
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError):
         raise ApiError(400, "VALIDATION_ERROR", "cursor is not one this API issued") from None
 
 

@@ -21,11 +21,23 @@ ResultName = Literal["win", "lose", "push", "trips", "void"]
 TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund"]
 DirectionName = Literal["debit", "credit"]
 
+
+def whole(pattern: str) -> str:
+    """A pattern a value must match as a whole. msgspec uses re.search, where `$` also matches before a final newline
+    (so `^[A-Z]{3}$` takes "EUR\\n"); `$(?!\\n)` ends at the very end in Python and reads the same in the OpenAPI
+    schema's JavaScript regexes, which `\\Z` would not."""
+    return f"^(?:{pattern})$(?!\\n)"
+
+
+PLAYER_ID = r"[A-Za-z0-9._:@-]+"
+LABEL = r"[^\x00-\x1f\x7f]+"  # one line of text: no control characters (PostgreSQL's text cannot hold NUL at all)
+PROSE = r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+"  # text that may run over lines: tab, newline, return allowed
+
 MAX_AMOUNT = 10**12  # a trillion minor units: far above any table limit, far below bigint overflow
 Amount = Annotated[int, msgspec.Meta(ge=1, le=MAX_AMOUNT, description="integer minor units of the table currency")]
-PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
-CardCode = Annotated[str, msgspec.Meta(pattern=r"^[2-9TJQKA][SHDC]$", description="rank 23456789TJQKA + suit SHDC")]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(PLAYER_ID))]
+CardCode = Annotated[str, msgspec.Meta(pattern=whole("[2-9TJQKA][SHDC]"), description="rank 23456789TJQKA + suit SHDC")]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=whole(LABEL))]
 
 
 class RequestBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -34,8 +46,8 @@ class RequestBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class CreateTable(RequestBody):
     name: Name
-    paytable: Annotated[str, msgspec.Meta(min_length=1, max_length=64, examples=["standard/v1"])]
-    currency: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}$", description="ISO 4217 code", examples=["EUR"])]
+    paytable: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(LABEL), examples=["standard/v1"])]
+    currency: Annotated[str, msgspec.Meta(pattern=whole("[A-Z]{3}"), description="ISO 4217 code", examples=["EUR"])]
     min_ante: Amount
     max_ante: Amount
     decks: Annotated[int, msgspec.Meta(ge=1, le=8)] = 6
@@ -56,7 +68,7 @@ class CreateRound(RequestBody):
     forced_cards: Annotated[list[CardCode], msgspec.Meta(min_length=2, max_length=3)] | None = None
 
 
-BetId = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+BetId = Annotated[str, msgspec.Meta(min_length=1, max_length=80, pattern=whole(LABEL))]
 
 
 class RaiseIn(RequestBody, tag_field="action", tag="raise"):
@@ -76,7 +88,7 @@ DecisionIn = RaiseIn | CallIn  # tagged by `action`
 
 
 class VoidIn(RequestBody):
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500, pattern=whole(PROSE))]
 
 
 class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
