@@ -153,7 +153,7 @@ async def test_any_idempotency_key_or_request_id_is_a_4xx_or_a_table(
 ) -> None:
     raw = json.dumps(TABLE).encode()
     headers = {**api.headers("POST", "/v1/tables", raw, key=key or "k"), "x-request-id": request_id}
-    encoded = {k: v.encode("latin-1") for k, v in headers.items()}  # header bytes as sent, Latin-1 included
+    encoded = {k.encode(): v.encode("latin-1") for k, v in headers.items()}  # header bytes as sent, Latin-1 too
     before = await counts(db, api.operator_id)
     response = await api.client.post("/v1/tables", content=raw, headers=encoded)
     assert_never_5xx(response)
