@@ -12,15 +12,17 @@ from litestar.params import HeaderParameter
 from service.errors import PROBLEM_JSON, Problem
 
 ERRORS = {
-    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), IDEMPOTENCY_KEY_REQUIRED or "
-    "DUPLICATE_HEADER",
+    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), DUPLICATE_JSON_KEY, "
+    "IDEMPOTENCY_KEY_REQUIRED or DUPLICATE_HEADER",
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
     403: "FORCED_CARDS_NOT_ALLOWED: test tables and forced cards need RD_ALLOW_TEST_TABLES=true and a test table",
     404: "NOT_FOUND: no such resource for this operator",
     409: "IDEMPOTENCY_CONFLICT, NOT_IN_RAISE_WINDOW, RAISE_WINDOW_CLOSED, ALREADY_DECIDED, TABLE_CLOSED, "
     "ROUND_IN_PROGRESS",
+    413: "BODY_TOO_LARGE: the body is over RD_MAX_BODY_BYTES (64 KiB by default)",
+    415: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as Content-Type: application/json",
     422: "VALIDATION_ERROR (values the rules refuse), BET_LIMIT, RAISE_EXCEEDS_ANTE",
-    503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable",
+    503: "SERVICE_UNAVAILABLE: the database is unreachable, refusing connections or contended; retryable",
 }
 
 
@@ -34,6 +36,7 @@ def responses(status: int, model: Any, *errors: int, description: str = "Success
 
 
 SIGNED = (400, 401)
+JSON_BODY = (413, 415)  # routes that read a JSON body
 
 
 # Documented here so the schema shows them; `service.auth.authenticate` checks them before anything else runs.

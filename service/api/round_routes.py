@@ -14,7 +14,7 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from service import round_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import JSON_BODY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 from service.errors import ApiError
 from service.round_use_cases import RoundQuery, RoundView
@@ -29,7 +29,7 @@ def _present(view: RoundView) -> bytes:
 @post(
     "/tables/{table_id:uuid}/rounds",
     status_code=201,
-    responses=responses(201, wire.RoundOut, *SIGNED, 403, 404, 409, 422),
+    responses=responses(201, wire.RoundOut, *SIGNED, *JSON_BODY, 403, 404, 409, 422),
     summary="Open a round: take the antes, deal the two posts",
     **body(wire.CreateRound),
 )
@@ -43,7 +43,7 @@ async def create_round(
 @post(
     "/rounds/{round_id:uuid}/decisions",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, 422),
+    responses=responses(200, wire.RoundOut, *SIGNED, *JSON_BODY, 404, 409, 422),
     summary="A player's raise or call; the last one deals the third card and settles",
     **body(wire.DecisionIn),
 )
@@ -69,7 +69,7 @@ async def close_round(
 @post(
     "/rounds/{round_id:uuid}/void",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
+    responses=responses(200, wire.RoundOut, *SIGNED, *JSON_BODY, 404, 409),
     summary="Void an unsettled round: every stake is refunded",
     **body(wire.VoidIn),
 )

@@ -15,7 +15,12 @@ from tests.support.client import Signed
 ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
     ("/v1/paytables", "get"): (None, "200", "PaytableList", set()),
     ("/v1/paytables/{name}/{version}", "get"): (None, "200", "PaytableOut", {"400", "404"}),
-    ("/v1/tables", "post"): ("CreateTable", "201", "TableOut", {"400", "401", "403", "409", "422", "503"}),
+    ("/v1/tables", "post"): (
+        "CreateTable",
+        "201",
+        "TableOut",
+        {"400", "401", "403", "409", "413", "415", "422", "503"},
+    ),
     ("/v1/tables", "get"): (None, "200", "TableList", {"401", "503"}),
     ("/v1/tables/{table_id}", "get"): (None, "200", "TableOut", {"401", "404", "503"}),
     ("/v1/tables/{table_id}/close", "post"): (None, "200", "TableOut", {"400", "401", "404", "409", "503"}),
@@ -23,16 +28,21 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
         "CreateRound",
         "201",
         "RoundOut",
-        {"400", "401", "403", "404", "409", "422", "503"},
+        {"400", "401", "403", "404", "409", "413", "415", "422", "503"},
     ),
     ("/v1/rounds/{round_id}/decisions", "post"): (
         "DecisionIn",
         "200",
         "RoundOut",
-        {"400", "401", "404", "409", "422", "503"},
+        {"400", "401", "404", "409", "413", "415", "422", "503"},
     ),
     ("/v1/rounds/{round_id}/close", "post"): (None, "200", "RoundOut", {"400", "401", "404", "409", "503"}),
-    ("/v1/rounds/{round_id}/void", "post"): ("VoidIn", "200", "RoundOut", {"400", "401", "404", "409", "503"}),
+    ("/v1/rounds/{round_id}/void", "post"): (
+        "VoidIn",
+        "200",
+        "RoundOut",
+        {"400", "401", "404", "409", "413", "415", "503"},
+    ),
     ("/v1/rounds/{round_id}", "get"): (None, "200", "RoundOut", {"401", "404", "503"}),
     ("/v1/rounds", "get"): (None, "200", "RoundPage", {"400", "401", "503"}),
 }

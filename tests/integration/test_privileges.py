@@ -20,6 +20,7 @@ from service.db.app_login import ensure_app_login, login_url, unsafe_role
 from service.db.migrate import apply_migrations
 from service.settings import Settings
 from service.sweeper import purge_keys
+from tests.conftest import make_settings
 from tests.support.client import Signed
 from tests.support.live import live
 from tests.support.scratch import TEST_LOGIN, Database, scratch_database
@@ -227,3 +228,15 @@ async def test_the_migrate_command_uses_migrate_database_url_as_owner_and_makes_
         assert done.returncode == 0, done.stderr
         assert "003_least_privilege" in done.stdout
         assert await db.fetchval("SELECT pg_has_role($1, 'reddog_app', 'MEMBER')", fresh_login) is True
+
+
+async def test_the_app_itself_refuses_the_owner_outside_development_however_it_is_started(database: Database) -> None:
+    from service.app import UnsafeDatabaseRole
+
+    owner_settings = make_settings(database.owner_url, env="production")
+    with pytest.raises(ExceptionGroup) as refused:  # the lifespan's task group wraps it
+        async with live(owner_settings):
+            pass
+    assert refused.group_contains(UnsafeDatabaseRole, match="superuser")
+    async with live(make_settings(database.app_url, env="production")) as server:  # the app login starts
+        assert (await server.api.get("/v1/tables")).status_code == 200
