@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml constraints.txt
 
 .PHONY: help
 help: ## Show this help
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 .PHONY: install
 install: $(STAMP) ## Create .venv and install the project with its test tools (pinned by constraints.txt)
@@ -50,6 +50,26 @@ format: $(STAMP) ## Apply ruff's fixes and formatting
 .PHONY: rtp
 rtp: $(STAMP) ## Print the exact RTP table of every released paytable at 6 decks
 	@for p in $$($(BIN)/reddog paytables --ids); do $(BIN)/reddog rtp $$p --decks 6; echo; done
+
+BENCH_SECONDS ?= 30
+BENCH_CLIENTS ?= 32
+BENCH_WARMUP ?= 5
+RD_WORKERS ?= 1
+NODE_STAMP := bench/node_modules/.package-lock.json
+BENCH := $(BIN)/python -m bench --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) --warmup $(BENCH_WARMUP) \
+	--workers $(RD_WORKERS)
+
+$(NODE_STAMP): bench/package.json bench/package-lock.json
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "make bench needs Node 20 and npm"; exit 1; }
+	cd bench && npm ci --no-audit --no-fund --loglevel=error
+
+.PHONY: bench
+bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor and the database ceiling (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS)
+	$(BENCH)
+
+.PHONY: bench-300k
+bench-300k: $(STAMP) $(NODE_STAMP) ## make bench, then again once the database holds 300k rounds (seeded by SQL)
+	$(BENCH) --seed-rounds 300000
 
 .PHONY: clean
 clean: ## Remove the virtualenv and caches (keeps .data/)

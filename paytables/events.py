@@ -90,13 +90,16 @@ class SpreadAnnounced(_Event, frozen=True, tag="spread_announced"):
     raise_window_closes_at: datetime
 
 
-class Decided(_Event, frozen=True, tag="decision"):
+# `requested_by` is left out of the bytes while it is None (omit_defaults; the class's only defaulted field), so
+# records written before it existed re-encode to their own bytes and a record without it reads the same as before.
+class Decided(_Event, frozen=True, tag="decision", omit_defaults=True):
     round_id: str
     bet_id: str
     action: Decision
     raise_amount: int  # 0 for a call
     by: DecidedBy
     actor: str  # the operator that sent the decision, or "system" for a deadline
+    requested_by: str | None = None  # a dealer's close: who asked for it, as the operator said (optional)
 
 
 class BetSettled(_Event, frozen=True, tag="bet_settled"):
@@ -119,11 +122,12 @@ class RoundSettled(_Event, frozen=True, tag="round_settled"):
     total_net: int
 
 
-class RoundVoided(_Event, frozen=True, tag="round_voided"):
+class RoundVoided(_Event, frozen=True, tag="round_voided", omit_defaults=True):
     round_id: str
     reason: str
     voided_at: datetime
-    actor: str
+    actor: str  # the operator that voided it
+    requested_by: str | None = None  # who asked for the void, as the operator said (optional)
 
 
 Event = (

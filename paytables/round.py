@@ -180,17 +180,28 @@ def decide(rnd: Round, shoe: Shoe, paytable: Paytable, decision: PlayerDecision,
     return _finish(rnd, shoe, paytable, now, [event])
 
 
-def close_window(rnd: Round, shoe: Shoe, paytable: Paytable, *, now: datetime, actor: str) -> Step:
+def close_window(
+    rnd: Round, shoe: Shoe, paytable: Paytable, *, now: datetime, actor: str, requested_by: str | None = None
+) -> Step:
     """The dealer closes the raise window now (or the deadline already has): undecided bets call, all settle."""
     expired = settle_if_expired(rnd, shoe, paytable, now=now)
     if expired is not None:
         return expired
     if not rnd.is_open:
         raise NotInRaiseWindow(f"round {rnd.round_id} is {rnd.status}")
-    return _close(rnd, shoe, paytable, now, DecidedBy.DEALER, actor)
+    return _close(rnd, shoe, paytable, now, DecidedBy.DEALER, actor, requested_by)
 
 
-def void_round(rnd: Round, shoe: Shoe, paytable: Paytable, *, reason: str, now: datetime, actor: str) -> Step:
+def void_round(
+    rnd: Round,
+    shoe: Shoe,
+    paytable: Paytable,
+    *,
+    reason: str,
+    now: datetime,
+    actor: str,
+    requested_by: str | None = None,
+) -> Step:
     """End a round that cannot continue: every stake taken so far is refunded by a credit."""
     expired = settle_if_expired(rnd, shoe, paytable, now=now)
     if expired is not None:
@@ -201,7 +212,8 @@ def void_round(rnd: Round, shoe: Shoe, paytable: Paytable, *, reason: str, now: 
     bets = tuple(_settled(bet, red_dog.refund(bet.bet_id, bet.ante, bet.raise_amount)) for bet in rnd.bets)
     rnd = msgspec.structs.replace(rnd, status=RoundStatus.VOID, bets=bets, settled_at=now, void_reason=reason)
     events: list[Event] = [_settled_bet_event(rnd, bet) for bet in bets]
-    events.append(RoundVoided(round_id=rnd.round_id, reason=reason, voided_at=now, actor=actor))
+    voided = RoundVoided(round_id=rnd.round_id, reason=reason, voided_at=now, actor=actor, requested_by=requested_by)
+    events.append(voided)
     return Step(round=rnd, shoe=shoe, events=tuple(events))
 
 
@@ -235,13 +247,21 @@ def _closed_message(rnd: Round) -> str:
     return f"the raise window of round {rnd.round_id} closed"
 
 
-def _close(rnd: Round, shoe: Shoe, paytable: Paytable, now: datetime, by: DecidedBy, actor: str) -> Step:
+def _close(
+    rnd: Round,
+    shoe: Shoe,
+    paytable: Paytable,
+    now: datetime,
+    by: DecidedBy,
+    actor: str,
+    requested_by: str | None = None,
+) -> Step:
     events: list[Event] = []
     bets = []
     for bet in rnd.bets:
         if bet.decision is None:
             bet = msgspec.structs.replace(bet, decision=Decision.TIMEOUT_CALL)
-            events.append(_decision_event(rnd, bet, by, actor))
+            events.append(_decision_event(rnd, bet, by, actor, requested_by))
         bets.append(bet)
     return _finish(msgspec.structs.replace(rnd, bets=tuple(bets)), shoe, paytable, now, events)
 
@@ -304,7 +324,7 @@ def _opened_event(rnd: Round, actor: str) -> RoundOpened:
     )
 
 
-def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str) -> Decided:
+def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str, requested_by: str | None = None) -> Decided:
     assert bet.decision is not None
     return Decided(
         round_id=rnd.round_id,
@@ -313,6 +333,7 @@ def _decision_event(rnd: Round, bet: Bet, by: DecidedBy, actor: str) -> Decided:
         raise_amount=bet.raise_amount,
         by=by,
         actor=actor,
+        requested_by=requested_by,
     )
 
 

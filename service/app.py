@@ -15,14 +15,14 @@ from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 
-from service import logs, sweeper
-from service.api import paytable_routes, round_routes, table_routes
-from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union
+from service import auth_failures, checkpoints, logs, sweeper, system_chain
+from service.api import audit_routes, inbetween_routes, paytable_routes, recall_routes, round_routes, table_routes
+from service.api.openapi_docs import SIGNATURE_HEADERS, name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.db.app_login import unsafe_role
 from service.errors import exception_handlers
-from service.settings import Settings
+from service.settings import Settings, check_can_serve
 from service.unit_of_work import Runner
 
 
@@ -59,6 +59,7 @@ async def _refuse_unsafe_role(pool: asyncpg.Pool) -> None:
 
 def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
     """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
+    check_can_serve(settings)
     logs.configure(settings.log_level)
 
     @contextlib.asynccontextmanager
@@ -69,26 +70,43 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         if not settings.development:
             await _refuse_unsafe_role(app.state.pool)
         app.state.runner = Runner(app.state.pool, settings, clock)
-        task = asyncio.create_task(sweeper.run_forever(app.state.runner)) if sweep else None
+        await system_chain.service_started(app.state.runner)
+        loops = (sweeper.run_forever, checkpoints.run_forever, auth_failures.run_forever) if sweep else ()
+        tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
         try:
             yield
         finally:
-            if task is not None:
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await system_chain.service_stopped(app.state.runner)
             await app.state.pool.close()
 
     signed = Router(
         path="/v1",
-        route_handlers=[*table_routes.handlers, *round_routes.handlers],
+        route_handlers=[
+            *table_routes.handlers,
+            *round_routes.handlers,
+            *audit_routes.handlers,
+            *recall_routes.handlers,
+        ],
         before_request=authenticate,
         parameters=SIGNATURE_HEADERS,
         security=[{"signature": []}],
         tags=["rounds and tables"],
     )
     app = Litestar(
-        route_handlers=[paytable_routes.router, signed, health, ready, metrics],
+        route_handlers=[
+            *inbetween_routes.routers,
+            paytable_routes.router,
+            audit_routes.public_router,
+            recall_routes.recall_page,
+            signed,
+            health,
+            ready,
+            metrics,
+        ],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
@@ -98,6 +116,9 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         debug=False,
     )
     name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    name_body_union(app.openapi_schema, "ActionIn", "/v1/inbetween/games/{game_id}/actions", "action")
+    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/close")
+    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/recall-link")
     return app
 
 

@@ -1,4 +1,5 @@
-"""Verify the audit log straight from the database: every table's chain, and every round's stored state against it.
+"""Verify the audit log straight from the database: every chain (the system's, each table's, each game's), and every
+round's stored state against its records.
 
 The chain proves the records were not changed; the reconciliation proves the rounds the API shows (rounds.state)
 still say what the records say, so a rewritten round is caught even though its records are intact.
@@ -15,7 +16,8 @@ from audit.chain import ChainReport, envelope, verify
 from audit.records import decode_record
 from paytables.events import BetSettled, Event, RoundOpened, RoundSettled, RoundVoided
 from paytables.round import Round, RoundStatus
-from service.db import Conn, audit_sql
+from service.db import Conn, audit_sql, inbetween_sql
+from service.db.system_sql import SYSTEM_CHAIN, system_chain_exists
 
 # What a round's stored state must share with its bet_settled records, bet by bet.
 SETTLED_FIELDS = ("player_id", "ante", "raise_amount", "decision", "result", "payout", "net", "transactions")
@@ -41,17 +43,23 @@ class RoundsReport(msgspec.Struct, frozen=True, kw_only=True):
         return not self.mismatches
 
 
+async def chain_ids(conn: Conn) -> list[UUID]:
+    """Every chain in audit_log: the system chain (under the nil UUID), one per table, one per In Between game."""
+    system = [SYSTEM_CHAIN] if await system_chain_exists(conn) else []
+    return [*system, *await audit_sql.select_table_ids(conn), *await inbetween_sql.select_game_ids(conn)]
+
+
 async def verify_chains(conn: Conn) -> dict[UUID, ChainReport]:
-    """Every table's chain, checked from its first record."""
+    """Every chain, checked from its first record."""
     return {
-        table_id: verify(await audit_sql.select_chain(conn, table_id), table_id=str(table_id))
-        for table_id in await audit_sql.select_table_ids(conn)
+        chain_id: verify(await audit_sql.select_chain(conn, chain_id), table_id=str(chain_id))
+        for chain_id in await chain_ids(conn)
     }
 
 
 def broken(reports: dict[UUID, ChainReport]) -> dict[str, str | None]:
-    """The tables whose chain does not verify, with what is wrong with each."""
-    return {str(table_id): report.error for table_id, report in reports.items() if not report.ok}
+    """The chains that do not verify, with what is wrong with each."""
+    return {str(chain_id): report.error for chain_id, report in reports.items() if not report.ok}
 
 
 _ROUNDS_WITH_RECORDS = (
@@ -147,10 +155,11 @@ def _ids(rnd: Round) -> set[str]:
 
 
 def print_reports(reports: dict[UUID, ChainReport], rounds: RoundsReport | None = None) -> bool:
-    """One line per table, then the rounds that disagree with their records; True when all is well."""
-    for table_id, report in reports.items():
+    """One line per chain (the system's, a table's or a game's), then the rounds that disagree with their records;
+    True when all is well."""
+    for chain_id, report in reports.items():
         status = "ok" if report.ok else f"BROKEN: {report.error}"
-        print(f"{table_id}  {report.records:>7} records  head {report.head[:16]}  {status}")
+        print(f"{chain_id}  {report.records:>7} records  head {report.head[:16]}  {status}")
     if rounds is not None:
         for mismatch in rounds.mismatches:
             print(f"round {mismatch.round_id} (table {mismatch.table_id})  MISMATCH: {mismatch.problem}")

@@ -12,9 +12,12 @@ import msgspec
 import structlog
 from litestar import Request
 
+from service import auth_failures
 from service.api.bodies import decode_body
 from service.errors import ApiError
 from service.settings import Settings
+
+log = structlog.get_logger("reddog.auth")
 
 MAX_KEY_LENGTH = 128
 _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
@@ -64,6 +67,16 @@ def _unauthenticated() -> ApiError:
     return ApiError(401, "UNAUTHENTICATED", "missing or invalid request signature")
 
 
+async def _refused(request: Request[Any, Any, Any], operator_id: str) -> ApiError:
+    """Count the failure on the system chain (rate-limited there), then refuse: the refusal never waits on it."""
+    address = request.client.host if request.client is not None else ""
+    try:
+        await auth_failures.note_failure(request.app.state.runner, operator_id, address)
+    except Exception as exc:  # a failure to record is logged; the request is refused all the same
+        log.warning("auth_failure_not_recorded", error=type(exc).__name__)
+    return _unauthenticated()
+
+
 SECURITY_HEADERS = (b"x-operator-id", b"x-timestamp", b"x-signature", b"idempotency-key")
 
 
@@ -88,17 +101,17 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     # Everything the headers alone can refuse is refused before a byte of the body is read (it may be large, and
     # an unauthenticated client must not make the server hold it); Litestar then reads at most max_body_bytes.
     if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     if abs(request.app.state.clock().timestamp() - int(timestamp)) > settings.signature_tolerance_seconds:
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     if not _HEX64.fullmatch(signature):
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     body = await request.body()
     target = path_with_query(request.scope)
     key = headers.get("idempotency-key", "") if request.method == "POST" else ""
     expected = sign(secret, timestamp, request.method, target, body, idempotency_key=key)
     if not hmac.compare_digest(expected, signature.lower()):
-        raise _unauthenticated()
+        raise await _refused(request, operator_id)
     structlog.contextvars.bind_contextvars(operator=operator_id)
     if role is Role.AUDITOR and (request.method != "GET" or not request.route_handler.opt.get(AUDITORS_ALLOWED)):
         raise ApiError(403, "AUDITOR_READ_ONLY", "auditor credentials may only read the audit records and reports")

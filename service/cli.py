@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import msgspec
 
-from paytables import loader, rtp
+from paytables import loader, red_dog_per_seat, rtp
 from paytables.simulate import simulate
 from shoe.random_source import OsRandom, RandomSource
 from shoe.shoe import MAX_DECKS, MIN_DECKS
@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("paytable")
     p.add_argument("--decks", type=_decks, default=6)
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    p.add_argument("--deal", choices=("shared", "per_seat"), default="shared", help="one hand for all, or one a seat")
+    p.add_argument("--seats", type=int, choices=range(1, red_dog_per_seat.MAX_SEATS + 1), metavar="S", help="per_seat")
     p.set_defaults(handler=cmd_rtp)
 
     p = sub.add_parser("simulate", help="play rounds through the real shoe and rules; compare with the exact RTP")
@@ -52,9 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_simulate)
 
-    from service import commands  # the server's commands live with the server code
+    from service import commands, inbetween_commands  # the server's commands live with the server code
 
     commands.register(sub)
+    inbetween_commands.register(sub)
     return parser
 
 
@@ -72,6 +75,24 @@ def cmd_paytables(args: argparse.Namespace) -> int:
 
 
 def cmd_rtp(args: argparse.Namespace) -> int:
+    if args.deal == "per_seat":
+        seat = red_dog_per_seat.compute(loader.get(args.paytable), args.decks, args.seats or red_dog_per_seat.MAX_SEATS)
+        if args.json:
+            print(msgspec.json.encode(seat).decode())
+            return 0
+        print(f"{seat.paytable} with {seat.decks} deck(s), a hand per seat at {seat.seats} seat(s)")
+        print(f"  usual strategy house edge    {seat.usual_house_edge}  ({seat.usual_house_edge_fraction})")
+        print(f"    raising on own spreads {seat.raise_spreads}; the shared deal's edge is {seat.shared_house_edge}")
+        print(f"  counting seat house edge     {seat.counting_house_edge}  ({seat.counting_house_edge_fraction})")
+        print(
+            f"    gain per ante from counting {seat.counting_gain}; RTP per total bet {seat.counting_rtp_per_total_bet}"
+        )
+        print(f"    raises where usual calls   {seat.counting_raises_where_usual_calls} of hands")
+        print(f"    calls where usual raises   {seat.counting_calls_where_usual_raises} of hands")
+        return 0
+    if args.seats is not None:
+        print("reddog: --seats goes with --deal per_seat", file=sys.stderr)
+        return 2
     figures = rtp.compute(loader.get(args.paytable), args.decks)
     if args.json:
         print(msgspec.json.encode(figures).decode())

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from service.settings import Settings, SettingsError, from_env
+from service.settings import Settings, SettingsError, check_can_serve, from_env
 
 
 def register(sub: Any) -> None:
@@ -26,8 +26,14 @@ def register(sub: Any) -> None:
     p.add_argument("--secret", default="demo-secret")
     p.add_argument("--table", default=None, help="a table id; by default a new standard/v1 table is opened")
     p.set_defaults(handler=cmd_play)
-    p = sub.add_parser("audit-verify", help="verify every audit hash chain and every round against its records")
+    p = sub.add_parser(
+        "audit-verify", help="verify every audit hash chain (the system's, each table's and game's) and every round"
+    )
     p.set_defaults(handler=cmd_audit_verify)
+    p = sub.add_parser("audit-keygen", help="make a checkpoint signing key file (mode 0600); print its verifier key")
+    p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")
+    p.add_argument("--out", required=True, help="the key file to create (never overwritten)")
+    p.set_defaults(handler=cmd_audit_keygen)
 
 
 def _settings() -> Settings:
@@ -150,10 +156,40 @@ def check_role_or_exit(url: str, settings: Settings) -> None:
     raise SystemExit(1)
 
 
+def cmd_audit_keygen(args: argparse.Namespace) -> int:
+    from audit.signed_note import NoteError
+    from service.audit_keys import write_key_file
+
+    try:
+        pair = write_key_file(args.out, args.name)
+    except (OSError, NoteError) as exc:
+        print(f"reddog: cannot make {args.out}: {exc}", file=sys.stderr)
+        return 1
+    print(pair.verifier_key)
+    return 0
+
+
+def _development_signing_key(settings: Settings) -> None:
+    """Outside production, a server without RD_AUDIT_SIGNING_KEY signs with a key of its own under the data dir."""
+    if settings.production or settings.audit_signing_key is not None:
+        return
+    from service.audit_keys import development_key
+
+    path, verifier_key = development_key(settings.data_dir)
+    os.environ["RD_AUDIT_SIGNING_KEY"] = str(path)  # the workers build their settings from the environment
+    print(f"audit checkpoints signed with the development key {path} ({verifier_key})", file=sys.stderr)
+
+
 def cmd_serve(_: argparse.Namespace) -> int:
     import uvicorn
 
     settings = _settings()
+    _development_signing_key(settings)
+    try:
+        check_can_serve(settings)
+    except SettingsError as exc:
+        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        return 2
     url, _server = serving_url(settings)
     check_role_or_exit(url, settings)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too

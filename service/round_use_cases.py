@@ -17,7 +17,7 @@ from paytables import round as red_dog_round
 from paytables.events import Event
 from paytables.round import PlayerDecision, Round, Step
 from paytables.table import TableStatus
-from service import metrics
+from service import checkpoints, metrics
 from service.db import audit_sql, round_sql, table_sql
 from service.db.audit_sql import TableLock
 from service.db.round_sql import StoredRound
@@ -35,6 +35,7 @@ class RoundView(msgspec.Struct, frozen=True, kw_only=True):
 
     round: Round
     reveal: Reveal | None
+    checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint (0: none yet)
 
 
 class NewRound(msgspec.Struct, frozen=True, kw_only=True):
@@ -125,19 +126,27 @@ async def decide(unit: UnitOfWork, round_id: UUID, decision: PlayerDecision) -> 
     return _persist(unit, stored, lock, step)
 
 
-async def close_round(unit: UnitOfWork, round_id: UUID) -> RoundView:
-    """The dealer closes the raise window now; undecided bets call."""
+async def close_round(unit: UnitOfWork, round_id: UUID, requested_by: str | None = None) -> RoundView:
+    """The dealer closes the raise window now; undecided bets call. `requested_by` names who asked, for the log."""
     stored, lock = await _locked_round(unit, round_id)
     paytable = loader.get(stored.round.paytable)
-    step = red_dog_round.close_window(stored.round, stored.shoe, paytable, now=unit.now, actor=unit.operator_id)
+    step = red_dog_round.close_window(
+        stored.round, stored.shoe, paytable, now=unit.now, actor=unit.operator_id, requested_by=requested_by
+    )
     return _persist(unit, stored, lock, step)
 
 
-async def void_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView:
+async def void_round(unit: UnitOfWork, round_id: UUID, reason: str, requested_by: str | None = None) -> RoundView:
     stored, lock = await _locked_round(unit, round_id)
     paytable = loader.get(stored.round.paytable)
     step = red_dog_round.void_round(
-        stored.round, stored.shoe, paytable, reason=reason, now=unit.now, actor=unit.operator_id
+        stored.round,
+        stored.shoe,
+        paytable,
+        reason=reason,
+        now=unit.now,
+        actor=unit.operator_id,
+        requested_by=requested_by,
     )
     return _persist(unit, stored, lock, step)
 
@@ -179,7 +188,7 @@ async def list_rounds(unit: UnitOfWork, query: RoundQuery) -> list[RoundView]:
 def view(stored: StoredRound) -> RoundView:
     rnd = stored.round
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, stored.shoe, stored.table_shoe_commitment)
-    return RoundView(round=rnd, reveal=reveal)
+    return RoundView(round=rnd, reveal=reveal, checkpoint_size=stored.checkpoint_size)
 
 
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
@@ -214,13 +223,17 @@ def _persist(
     elif opened is not None and shoe_lifecycle.held_by_table(step.shoe):
         table_shoe, active_round = encode_shoe(step.shoe), UUID(rnd.round_id)  # the table plays this round now
         table_commitment = step.shoe.commitment
-    writes, head = audit_sql.append(table_id, lock.head, events, test=rnd.test, now=unit.now)
-    unit.defer([*writes, table_sql.update_table(table_id, head, shoe=table_shoe, active_round_id=active_round)])
+    appended = checkpoints.append(
+        unit, table_id, lock.head, events, test=rnd.test, checkpoint_size=lock.checkpoint_size
+    )
+    update = table_sql.update_table(table_id, appended.head, shoe=table_shoe, active_round_id=active_round)
+    unit.defer([*appended.writes, update])
     if step.refusal is not None:
         unit.refuse_after_commit(step.refusal)
     if step.ended:
         unit.after_commit.append(lambda: _record_end(rnd, stored.currency))
-    return RoundView(round=rnd, reveal=shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment))
+    reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
+    return RoundView(round=rnd, reveal=reveal, checkpoint_size=appended.checkpoint_size)
 
 
 def _record_end(rnd: Round, currency: str) -> None:

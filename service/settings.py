@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping
 
 import msgspec
 
+from audit.signed_note import NoteError, parse_signer
+
 DEV_OPERATORS = "demo:demo-secret"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 ENVIRONMENTS = ("development", "staging", "production")
@@ -42,6 +44,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sweep_interval_seconds: float = 1.0
     data_dir: str = ".data"
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    # The signer key text (c2sp.org/signed-note) read from the file RD_AUDIT_SIGNING_KEY names; None: no checkpoints.
+    audit_signing_key: str | None = None
+    checkpoint_every_records: int = 100  # a table's checkpoint in the append that takes it past each multiple
+    checkpoint_every_seconds: int = 60  # and, for what is left unanchored, a checkpoint at most this much later
+    recall_link_ttl_seconds: int = 86_400  # how long a player's recall link works
+    public_url: str | None = None  # the base of recall links (e.g. https://rd.example.com); else the request's own
+    git_revision: str | None = None  # RD_GIT_REVISION (set by the image build); else asked of git at start-up
 
     @property
     def production(self) -> bool:
@@ -82,6 +91,12 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         idempotency_retention_days=_int(env, "RD_IDEMPOTENCY_RETENTION_DAYS", 120, 1, 3650),
         data_dir=env.get("RD_DATA_DIR", ".data"),
         max_body_bytes=_int(env, "RD_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 16 * 1024 * 1024),
+        audit_signing_key=_signing_key(env),
+        checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
+        checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
+        recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
+        public_url=(env.get("RD_PUBLIC_URL") or "").rstrip("/") or None,
+        git_revision=env.get("RD_GIT_REVISION") or None,
     )
     if settings.allow_test_tables and settings.production:
         raise SettingsError("RD_ALLOW_TEST_TABLES: test tables are refused when RD_ENV=production")
@@ -98,6 +113,29 @@ def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
                 f"{name}: {cred_id!r} has a secret of {len(secret.encode())} bytes; RD_ENV=production needs at least "
                 f"{MIN_SECRET_BYTES} (openssl rand -hex 32)"
             )
+
+
+def check_can_serve(settings: Settings) -> None:
+    """What serving needs beyond valid settings: in production, a key to sign checkpoints (a migration needs none)."""
+    if settings.production and settings.audit_signing_key is None:
+        raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
+
+
+def _signing_key(env: Mapping[str, str]) -> str | None:
+    """The checkpoint signer key, read and checked now, when RD_AUDIT_SIGNING_KEY names its file."""
+    path = env.get("RD_AUDIT_SIGNING_KEY")
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read().strip()
+    except OSError as exc:
+        raise SettingsError(f"RD_AUDIT_SIGNING_KEY: cannot read {path}: {exc.strerror}") from None
+    try:
+        parse_signer(text)
+    except NoteError as exc:
+        raise SettingsError(f"RD_AUDIT_SIGNING_KEY: {path} holds no signer key: {exc}") from None
+    return text
 
 
 def parse_operators(text: str, name: str = "RD_OPERATORS") -> dict[str, str]:

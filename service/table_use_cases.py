@@ -11,6 +11,7 @@ from paytables import loader, shoe_lifecycle
 from paytables.events import Event, TableClosed, TableCreated
 from paytables.paytable import Paytable
 from paytables.table import TableMode, TableSettings, TableStatus
+from service import checkpoints
 from service.db import audit_sql, table_sql
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
@@ -57,9 +58,9 @@ async def create_table(unit: UnitOfWork, new: NewTable) -> TableRow:
         shoe = shuffle(settings.decks, settings.shoe_policy, settings.penetration)
         shoe_bytes = encode_shoe(shoe)
         events.append(shoe_lifecycle.shuffled(shoe, round_id=None))
-    writes, head = audit_sql.append(table.table_id, audit_sql.GENESIS_HEAD, events, test=settings.test, now=unit.now)
-    await table_sql.insert_table(unit.conn, table, shoe_bytes, head)
-    unit.defer(writes)
+    appended = checkpoints.append(unit, table.table_id, audit_sql.GENESIS_HEAD, events, test=settings.test)
+    await table_sql.insert_table(unit.conn, table, shoe_bytes, appended.head)
+    unit.defer(appended.writes)
     return table
 
 
@@ -106,6 +107,6 @@ async def close_table(unit: UnitOfWork, table_id: UUID) -> TableRow:
         if data is not None:
             events.append(shoe_lifecycle.revealed(decode_shoe(data)))
             shoe_change = None
-    writes, head = audit_sql.append(table_id, lock.head, events, test=table.settings.test, now=now)
-    unit.defer([*writes, table_sql.update_table(table_id, head, shoe=shoe_change, closed_at=now)])
+    appended = checkpoints.append(unit, table_id, lock.head, events, test=table.settings.test, now=now)
+    unit.defer([*appended.writes, table_sql.update_table(table_id, appended.head, shoe=shoe_change, closed_at=now)])
     return msgspec.structs.replace(table, status=TableStatus.CLOSED, closed_at=now)

@@ -23,3 +23,8 @@ def rank(code: str) -> int:
     if not is_card(code):
         raise CardError(f"not a card code: {code!r}")
     return RANKS.index(code[0]) + 2
+
+
+def rank_symbol(value: int) -> str:
+    """The one-character symbol of a rank value (14 -> 'A')."""
+    return RANKS[value - 2]

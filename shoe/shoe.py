@@ -156,3 +156,16 @@ def encode_shoe(shoe: Shoe) -> bytes:
 def decode_shoe(data: bytes) -> Shoe:
     """A shoe back from `encode_shoe` bytes."""
     return _decoder.decode(data)
+
+
+def shoe_of(cards: list[str], source: RandomSource, *, forced: tuple[str, ...] = ()) -> Shoe:
+    """A committed one-pack shoe over the given cards, shuffled (a pot game's reshuffle of the cards off the table)."""
+    if not cards or not all(is_card(card) for card in cards):
+        raise ShoeError("a shoe needs at least one valid card code")
+    order = list(cards)
+    shuffle_prefix(order, len(order), source)
+    if forced:
+        order = _force_front(order, forced)
+    text = "".join(order)
+    salt = random_bytes(SALT_BYTES, source)
+    return Shoe(decks=1, order=text, salt=salt.hex(), commitment=commit(salt, text))

@@ -11,6 +11,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from audit.signed_note import KeyPair, generate_key
 from service.app import create_app
 from service.settings import Settings
 from tests.support.client import Signed
@@ -33,7 +34,7 @@ async def database(database_server: str) -> AsyncIterator[Database]:
         yield database
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")  # as wide as a module's own `database` may be
 def database_url(database: Database) -> str:
     """What the app under test connects as: a login in reddog_app, never the owner, so a missing grant fails a test."""
     return database.app_url
@@ -47,6 +48,9 @@ async def db(database: Database) -> AsyncIterator[asyncpg.Connection]:
     await conn.close()
 
 
+AUDIT_KEY: KeyPair = generate_key("reddog.test/audit", secrets.token_bytes(32))  # this run's checkpoint key
+
+
 def make_settings(database_url: str, **overrides: Any) -> Settings:
     """Settings with a fresh operator, so each test sees only its own tables and rounds."""
     operator = f"op-{secrets.token_hex(6)}"
@@ -58,6 +62,7 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         "log_level": "WARNING",
         "pool_min_size": 1,
         "pool_max_size": 8,
+        "audit_signing_key": AUDIT_KEY.signer_key,
     }
     return Settings(**{**values, **overrides})
 

@@ -17,26 +17,32 @@ from service.api.json_keys import repeated_key
 from service.errors import ApiError
 
 _KEY = "body"
+_OPTIONAL = "body_optional"
 
 
-def body(model: Any) -> dict[str, Any]:
-    """Route decorator keywords: `@post(..., **body(wire.CreateTable))`."""
+def body(model: Any, *, optional: bool = False) -> dict[str, Any]:
+    """Route decorator keywords: `@post(..., **body(wire.CreateTable))`; an `optional` body may be left empty
+    (Litestar documents every body as required: `openapi_docs.optional_body` says otherwise)."""
 
     def documented_body(data: Any) -> None:  # pragma: no cover - never resolved: it only shapes the schema
         raise AssertionError("documentation only")
 
     documented_body.__annotations__ = {"data": model, "return": None}
-    return {"opt": {_KEY: model}, "dependencies": {"documented_body": Provide(documented_body, sync_to_thread=False)}}
+    dependencies = {"documented_body": Provide(documented_body, sync_to_thread=False)}
+    return {"opt": {_KEY: model, _OPTIONAL: optional}, "dependencies": dependencies}
 
 
 async def decode_body(request: Request[Any, Any, Any]) -> None:
     """Decode the route's body strictly into its type and keep it on the request: a body that is not declared JSON is
-    a 415, a bad body or one that repeats a key is a 400."""
+    a 415, a bad body or one that repeats a key is a 400. An optional body left empty needs no Content-Type."""
     model = request.route_handler.opt.get(_KEY)
     if model is None:
         return
+    raw = await request.body()  # already read, within the size limit, to check the signature
+    if not raw and request.route_handler.opt.get(_OPTIONAL):
+        request.state.body = None
+        return
     refuse_unless_json(request.headers.get("content-type"))
-    raw = await request.body()
     try:
         request.state.body = msgspec.json.decode(raw, type=model, strict=True)
     except msgspec.ValidationError as exc:
@@ -67,5 +73,5 @@ def refuse_unless_json(content_type: str | None) -> None:
 
 
 def body_of(request: Request[Any, Any, Any]) -> Any:
-    """The body `decode_body` decoded, of the type the route declared with `body(T)`."""
+    """The body `decode_body` decoded, of the type the route declared with `body(T)` (None: an empty optional one)."""
     return request.state.body

@@ -18,11 +18,12 @@ ERRORS = {
     403: "FORCED_CARDS_NOT_ALLOWED: test tables and forced cards need RD_ALLOW_TEST_TABLES=true and a test table",
     404: "NOT_FOUND: no such resource for this operator",
     409: "IDEMPOTENCY_CONFLICT, NOT_IN_RAISE_WINDOW, RAISE_WINDOW_CLOSED, ALREADY_DECIDED, TABLE_CLOSED, "
-    "ROUND_IN_PROGRESS",
+    "ROUND_IN_PROGRESS, CHAIN_TRUNCATED (records a checkpoint signed are missing)",
     413: "BODY_TOO_LARGE: the body is over RD_MAX_BODY_BYTES (64 KiB by default)",
     415: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as Content-Type: application/json",
     422: "VALIDATION_ERROR (values the rules refuse), BET_LIMIT, RAISE_EXCEEDS_ANTE",
-    503: "SERVICE_UNAVAILABLE: the database is unreachable, refusing connections or contended; retryable",
+    503: "SERVICE_UNAVAILABLE: the database is unreachable, refusing connections or contended; retryable. "
+    "CHECKPOINTS_DISABLED: the server has no checkpoint signing key (development only)",
 }
 
 
@@ -94,3 +95,11 @@ def _tag(openapi: OpenAPI, ref: Reference, tag_field: str) -> str:
     tag = schema.properties[tag_field]
     assert isinstance(tag, Schema)
     return str(tag.const)
+
+
+def optional_body(openapi: OpenAPI, path: str) -> None:
+    """Document a POST body that may be left empty (an empty body means the defaults)."""
+    operation = openapi.paths[path].post if openapi.paths else None
+    assert operation is not None, path
+    assert isinstance(operation.request_body, RequestBody), path
+    operation.request_body.required = False

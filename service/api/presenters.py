@@ -106,6 +106,7 @@ def round_out(view: RoundView) -> wire.RoundOut:
         test=rnd.test,
         shoe=wire.ShoeOut(commitment=rnd.commitment, reveal=reveal),
         bets=[bet_out(b) for b in rnd.bets],
+        checkpoint_size=view.checkpoint_size,
     )
 
 

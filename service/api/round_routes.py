@@ -57,13 +57,16 @@ async def decide(
 @post(
     "/rounds/{round_id:uuid}/close",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409),
-    summary="The dealer closes the raise window now; undecided bets call",
+    responses=responses(200, wire.RoundOut, *SIGNED, *JSON_BODY, 404, 409),
+    summary="The dealer closes the raise window now; undecided bets call. The body is optional",
+    **body(wire.CloseIn, optional=True),
 )
 async def close_round(
     request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    return await write(request, 200, lambda unit: round_use_cases.close_round(unit, round_id), _present)
+    data: wire.CloseIn | None = body_of(request)
+    requested_by = None if data is None else data.requested_by
+    return await write(request, 200, lambda unit: round_use_cases.close_round(unit, round_id, requested_by), _present)
 
 
 @post(
@@ -76,8 +79,10 @@ async def close_round(
 async def void_round(
     request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    reason = body_of(request).reason
-    return await write(request, 200, lambda unit: round_use_cases.void_round(unit, round_id, reason), _present)
+    data: wire.VoidIn = body_of(request)
+    return await write(
+        request, 200, lambda unit: round_use_cases.void_round(unit, round_id, data.reason, data.requested_by), _present
+    )
 
 
 @get("/rounds/{round_id:uuid}", responses=responses(200, wire.RoundOut, *SIGNED, 404), summary="One round")

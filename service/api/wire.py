@@ -38,6 +38,19 @@ Amount = Annotated[int, msgspec.Meta(ge=1, le=MAX_AMOUNT, description="integer m
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(PLAYER_ID))]
 CardCode = Annotated[str, msgspec.Meta(pattern=whole("[2-9TJQKA][SHDC]"), description="rank 23456789TJQKA + suit SHDC")]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=whole(LABEL))]
+Actor = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=128,
+        pattern=whole(r"[\x20-\x7e]+"),
+        description="who asked for this (a dealer, a supervisor, a support ticket): recorded in the audit log",
+    ),
+]
+CHECKPOINT_SIZE = (
+    "the tree size (number of audit records) of the latest signed checkpoint of the round's table when this reply "
+    "was made (0: none yet); keep it, and GET /v1/audit/consistency proves later logs extend it"
+)
 
 
 class RequestBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -89,6 +102,7 @@ DecisionIn = RaiseIn | CallIn  # tagged by `action`
 
 class VoidIn(RequestBody):
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500, pattern=whole(PROSE))]
+    requested_by: Actor | None = None
 
 
 class PaytableOut(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -185,8 +199,89 @@ class RoundOut(msgspec.Struct, kw_only=True):
     test: bool
     shoe: ShoeOut
     bets: list[BetOut]
+    checkpoint_size: Annotated[int, msgspec.Meta(ge=0, description=CHECKPOINT_SIZE)] = 0
 
 
 class RoundPage(msgspec.Struct, kw_only=True):
     items: list[RoundOut]
     next_cursor: str | None
+
+
+# Audit anchors: checkpoints, proofs and the key they are signed with. Hashes travel as standard padded base64.
+Base64 = Annotated[str, msgspec.Meta(description="standard padded base64 (RFC 4648 section 4)")]
+
+
+class CloseIn(RequestBody):
+    requested_by: Actor | None = None
+
+
+class PublicKeyOut(msgspec.Struct, kw_only=True):
+    verifier_key: Annotated[
+        str, msgspec.Meta(description="c2sp.org/signed-note verifier key: <name>+<key id hex>+<base64(0x01 || key)>")
+    ]
+    name: str
+    key_id: Annotated[str, msgspec.Meta(description="8 hex digits")]
+    algorithm: Literal["Ed25519"]
+    public_key: Annotated[str, msgspec.Meta(description="base64 of the 32-byte Ed25519 public key")]
+    origin_prefix: Annotated[str, msgspec.Meta(description="a table's checkpoint origin is this plus its table id")]
+
+
+class CheckpointOut(msgspec.Struct, kw_only=True):
+    table_id: UUID
+    tree_size: int
+    root: Base64
+    note: Annotated[str, msgspec.Meta(description="the c2sp.org/tlog-checkpoint signed note, byte for byte")]
+    created_at: datetime
+
+
+class RecordProofOut(msgspec.Struct, kw_only=True):
+    seq: int
+    leaf_index: Annotated[int, msgspec.Meta(description="seq - 1")]
+    prev_hash: Base64
+    record_hash: Base64
+    body: Annotated[str, msgspec.Meta(description="base64 of the canonical record bytes the hash covers")]
+    hashes: Annotated[list[Base64], msgspec.Meta(description="RFC 9162 inclusion_path, nearest the leaf first")]
+
+
+class RoundProofOut(msgspec.Struct, kw_only=True):
+    round_id: UUID
+    table_id: UUID
+    tree_size: int
+    checkpoint: Annotated[str, msgspec.Meta(description="the signed checkpoint every record is proved in")]
+    records: list[RecordProofOut]
+
+
+class ConsistencyProofOut(msgspec.Struct, kw_only=True):
+    table_id: UUID
+    from_size: int
+    to_size: int
+    hashes: Annotated[list[Base64], msgspec.Meta(description="RFC 9162 consistency_path")]
+    checkpoint: Annotated[str, msgspec.Meta(description="the signed checkpoint of to_size")]
+
+
+class MomentOut(msgspec.Struct, kw_only=True):
+    seq: Annotated[int, msgspec.Meta(description="the audit record's seq in the table's chain")]
+    at: datetime
+    kind: str
+    text: Annotated[str, msgspec.Meta(description="what the player saw, in words")]
+
+
+class PlayerRoundOut(msgspec.Struct, kw_only=True):
+    round: Annotated[RoundOut, msgspec.Meta(description="the round, with only this player's bet")]
+    currency: str
+    timeline: list[MomentOut]
+
+
+class PlayerRoundsOut(msgspec.Struct, kw_only=True):
+    player_id: str
+    items: list[PlayerRoundOut]
+
+
+class RecallLinkIn(RequestBody):
+    player_id: Annotated[PlayerId, msgspec.Meta(description="show only this player's bet (recommended)")] | None = None
+    ttl_seconds: Annotated[int, msgspec.Meta(ge=60, le=90 * 86_400)] | None = None
+
+
+class RecallLinkOut(msgspec.Struct, kw_only=True):
+    url: Annotated[str, msgspec.Meta(description="opens the replay page; no credentials needed until it expires")]
+    expires_at: datetime

@@ -1,4 +1,8 @@
-"""SQL for the audit log: append events to a table's chain under its row lock, read chains back."""
+"""SQL for the audit log: append events to a table's chain under its row lock, read chains back.
+
+A chain's head carries its Merkle tree head (`CompactRange`), extended with every append, so the signed checkpoints
+of `service/checkpoints.py` never re-hash history.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,9 @@ import asyncpg
 import msgspec
 
 from audit.chain import GENESIS, Link, Record, extend
-from paytables.events import Event, bet_id_of, kind_of, round_id_of
+from audit.merkle import HASH_SIZE, CompactRange
+from audit.system_events import SystemEvent
+from paytables.events import Event
 from service.db import Conn, Statement
 
 
@@ -20,6 +26,7 @@ class AuditHead(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     hash: bytes
     recorded_at: datetime | None  # None before the first record written with this column
+    tree: CompactRange = CompactRange()  # the Merkle tree head over records 1..seq
 
 
 GENESIS_HEAD = AuditHead(seq=0, hash=GENESIS, recorded_at=None)  # a new table's chain, before its first record
@@ -30,20 +37,43 @@ class TableLock(msgspec.Struct, frozen=True, kw_only=True):
 
     head: AuditHead
     closed: bool
+    checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint (0: none yet)
 
 
-_HEAD_COLUMNS = ("audit_seq", "audit_hash", "audit_at", "status")
+_HEAD_COLUMNS = ("audit_seq", "audit_hash", "audit_at", "audit_tree", "status")
 
 
 def head_columns(prefix: str = "") -> str:
     """The game_tables columns a TableLock is read from, for a SELECT list (`prefix` an alias such as "t.")."""
-    return ", ".join(prefix + column for column in _HEAD_COLUMNS)
+    table = prefix or "game_tables."
+    latest = (
+        "(SELECT coalesce(max(c.tree_size), 0) FROM audit_checkpoints c"  # noqa: S608 - our own alias
+        f" WHERE c.table_id = {table}table_id) AS checkpoint_size"
+    )
+    return ", ".join([*(prefix + column for column in _HEAD_COLUMNS), latest])
 
 
 def table_lock_of(record: asyncpg.Record) -> TableLock:
     """The lock's view from a row selected with head_columns()."""
-    head = AuditHead(seq=record["audit_seq"], hash=record["audit_hash"], recorded_at=record["audit_at"])
-    return TableLock(head=head, closed=record["status"] == "closed")
+    return TableLock(
+        head=head_of(record), closed=record["status"] == "closed", checkpoint_size=record["checkpoint_size"]
+    )
+
+
+def head_of(record: asyncpg.Record) -> AuditHead:
+    """A chain's head from its row's audit_seq, audit_hash, audit_at and audit_tree columns."""
+    tree = tree_of(record["audit_seq"], record["audit_tree"])
+    return AuditHead(seq=record["audit_seq"], hash=record["audit_hash"], recorded_at=record["audit_at"], tree=tree)
+
+
+def tree_of(size: int, data: bytes) -> CompactRange:
+    """A stored tree head back: its hashes are stored concatenated, largest subtree first."""
+    hashes = tuple(data[i : i + HASH_SIZE] for i in range(0, len(data), HASH_SIZE))
+    return CompactRange(size=size, hashes=hashes)
+
+
+def tree_bytes(tree: CompactRange) -> bytes:
+    return b"".join(tree.hashes)
 
 
 async def lock_table_for_append(conn: Conn, table_id: UUID) -> TableLock:
@@ -57,7 +87,7 @@ async def lock_table_for_append(conn: Conn, table_id: UUID) -> TableLock:
 
 
 def append(
-    table_id: UUID, head: AuditHead, events: Sequence[Event], *, test: bool, now: datetime
+    table_id: UUID, head: AuditHead, events: Sequence[Event] | Sequence[SystemEvent], *, test: bool, now: datetime
 ) -> tuple[list[Statement], AuditHead]:
     """The writes that append events to the table's chain, and the head after them. The caller holds the table row
     lock, which keeps seq gap-free until commit."""
@@ -80,15 +110,23 @@ def append(
             [link.prev_hash for link in links],
             [link.hash for link in links],
             [stamp] * len(links),
-            [kind_of(e) for e in events],
-            [_uuid(round_id_of(e)) for e in events],
-            [bet_id_of(e) for e in events],
+            [_kind(e) for e in events],
+            [_uuid(getattr(e, "round_id", None)) for e in events],
+            [getattr(e, "bet_id", None) for e in events],
             [test] * len(links),
             [link.body for link in links],
         ),
     )
-    new_head = AuditHead(seq=links[-1].seq, hash=links[-1].hash, recorded_at=stamp)
+    tree = head.tree.extend(link.hash for link in links)
+    new_head = AuditHead(seq=links[-1].seq, hash=links[-1].hash, recorded_at=stamp, tree=tree)
     return [insert], new_head
+
+
+def _kind(event: Event | SystemEvent) -> str:
+    """The event's tag: its record kind (game and system events are tagged alike)."""
+    tag = type(event).__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag
 
 
 def _uuid(value: str | None) -> UUID | None:

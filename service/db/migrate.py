@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from importlib import resources
 
-from service.db import Conn
+from audit.system_events import MigrationApplied
+from service.clock import system_clock
+from service.db import Conn, system_sql
 from service.db.app_login import ensure_app_login
 
 LOCK_KEY = 0x5245_4444_4F47  # "REDDOG": one advisory lock for every replica's migration run
@@ -27,7 +30,7 @@ async def apply_migrations(conn: Conn, *, app_login: tuple[str, str] | None = No
             " version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
         )
         done = {r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")}
-        applied = []
+        applied, ran = [], []
         for version, sql in migration_files():
             if version in done:
                 continue
@@ -35,8 +38,17 @@ async def apply_migrations(conn: Conn, *, app_login: tuple[str, str] | None = No
                 await conn.execute(sql)
                 await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", version)
             applied.append(version)
+            ran.append((version, sql))
+        if ran and await system_sql.system_chain_exists(conn):  # recorded once the system chain is there (004)
+            now = system_clock()
+            events = [MigrationApplied(version=v, sha256=_sha256(sql), applied_at=now) for v, sql in ran]
+            await system_sql.append_now(conn, events, now)
         if app_login is not None:
             await ensure_app_login(conn, *app_login)
         return applied
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", LOCK_KEY)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

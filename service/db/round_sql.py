@@ -25,6 +25,7 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
     # The table's current shoe: a cut-card round's shoe has been retired (and may be revealed) once this differs.
     table_shoe_commitment: str | None = None
     table: TableLock | None = None  # when this transaction holds the table row's lock
+    checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint when read
 
 
 def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
@@ -67,6 +68,7 @@ def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRoun
         currency=record["currency"],
         table_shoe_commitment=None if table_shoe is None else decode_shoe(table_shoe).commitment,
         table=table_lock_of(record) if table_locked else None,
+        checkpoint_size=record["checkpoint_size"],
     )
 
 

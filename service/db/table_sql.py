@@ -11,7 +11,7 @@ import msgspec
 
 from paytables.table import TableSettings, TableStatus
 from service.db import Conn, Statement
-from service.db.audit_sql import AuditHead, TableLock, table_lock_of
+from service.db.audit_sql import AuditHead, TableLock, head_columns, table_lock_of, tree_bytes
 
 SETTINGS = TableSettings.__struct_fields__  # one column per setting, named alike
 
@@ -49,6 +49,7 @@ async def insert_table(conn: Conn, table: TableRow, shoe: bytes | None, head: Au
         "audit_seq": head.seq,
         "audit_hash": head.hash,
         "audit_at": head.recorded_at,
+        "audit_tree": tree_bytes(head.tree),
     }
     placeholders = ", ".join(f"${i}" for i in range(1, len(values) + 1))
     await conn.execute(
@@ -70,8 +71,7 @@ async def select_table(conn: Conn, operator_id: str, table_id: UUID) -> TableRow
 async def lock_table(conn: Conn, operator_id: str, table_id: UUID) -> tuple[TableRow, TableLock] | None:
     """One of the operator's tables, locked for this transaction, with its audit chain head."""
     record = await conn.fetchrow(
-        # status is among _COLUMNS already: with the audit columns it makes the TableLock too.
-        f"SELECT {_COLUMNS}, audit_seq, audit_hash, audit_at FROM game_tables"  # noqa: S608 - column names are ours
+        f"SELECT {_COLUMNS}, {head_columns()} FROM game_tables"  # noqa: S608 - column names are ours
         " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE",
         table_id,
         operator_id,
@@ -103,7 +103,12 @@ def update_table(
 ) -> Statement:
     """Every change a transaction makes to a table row, in one statement: its audit head always, and the others
     it names (deferred writes run together as CTEs, which must never touch one row twice)."""
-    changes: dict[str, Any] = {"audit_seq": head.seq, "audit_hash": head.hash, "audit_at": head.recorded_at}
+    changes: dict[str, Any] = {
+        "audit_seq": head.seq,
+        "audit_hash": head.hash,
+        "audit_at": head.recorded_at,
+        "audit_tree": tree_bytes(head.tree),
+    }
     if not isinstance(shoe, Unset):
         changes["shoe"] = shoe
     if not isinstance(active_round_id, Unset):

@@ -41,6 +41,16 @@ BODIES: dict[str, tuple[str, dict[str, Any], str]] = {
     "a NUL in a void reason": ("/v1/rounds/{round}/void", {"reason": "dealer\x00error"}, "reason"),
     "an escape sequence in a void reason": ("/v1/rounds/{round}/void", {"reason": "ok\x1b[2J"}, "reason"),
     "a NUL in a bet id": ("/v1/rounds/{round}/decisions", {"bet_id": "{bet}\x00", "action": "call"}, "bet_id"),
+    "a requested_by with a trailing newline": (
+        "/v1/rounds/{round}/close",
+        {"requested_by": "pit boss\n"},
+        "requested_by",
+    ),
+    "a NUL in an In Between ruleset": (
+        "/v1/inbetween/games",
+        {"ruleset": "inbetween/nepal/v1\x00", "ante": 5, "rounds": 5, "seats": [{"player_id": "a"}]},
+        "ruleset",
+    ),
 }
 
 
@@ -64,6 +74,16 @@ async def test_a_void_reason_may_run_over_lines(api: Signed, targets: dict[str, 
 
 def _cursor(opened_at: str) -> str:
     return base64.urlsafe_b64encode(f"{opened_at}|{uuid.uuid4()}".encode()).decode().rstrip("=")
+
+
+async def test_a_player_id_in_the_recall_path_is_held_to_the_player_id_pattern(
+    api: Signed, db: asyncpg.Connection
+) -> None:
+    before = await fingerprint(db, api.operator_id)
+    for player in ("a" + chr(0), "a\n", "a b"):
+        problem(await api.get(f"/v1/players/{quote(player, safe='')}/rounds"), 400, "VALIDATION_ERROR")
+    assert (await api.get("/v1/players/alice/rounds")).status_code == 200
+    assert await fingerprint(db, api.operator_id) == before
 
 
 QUERIES = {

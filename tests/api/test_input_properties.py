@@ -159,3 +159,106 @@ async def test_any_idempotency_key_or_request_id_is_a_4xx_or_a_table(
     assert_never_5xx(response)
     if response.status_code >= 400:
         assert await counts(db, api.operator_id) == before
+
+
+async def written(db: asyncpg.Connection, operator_id: str) -> tuple[Any, ...]:
+    """Every row a request of this operator could write: its tables, rounds, keys, games and all their records."""
+    games = await db.fetchval("SELECT count(*) FROM inbetween_games WHERE operator_id = $1", operator_id)
+    game_records = await db.fetchval(
+        "SELECT count(*) FROM audit_log a JOIN inbetween_games g ON g.game_id = a.table_id WHERE g.operator_id = $1",
+        operator_id,
+    )
+    return (await counts(db, operator_id), games, game_records)
+
+
+async def refused_writes_nothing(api: Signed, db: asyncpg.Connection, method: str, path: str, body: Any = None) -> None:
+    before = await written(db, api.operator_id)
+    if method == "GET":
+        response = await api.get(path)
+    else:
+        response = await api.post(path, raw=b"" if body is None else json.dumps(body).encode())
+    assert_never_5xx(response)
+    if response.status_code >= 400:
+        assert await written(db, api.operator_id) == before, response.text
+
+
+@given(fields=one_spoiled({"close_by": "pit boss 7", "void_by": "ticket 42"}))
+@PROPERTY
+async def test_any_requested_by_is_a_4xx_or_done(
+    api: Signed, db: asyncpg.Connection, table_id: str, fields: dict[str, str]
+) -> None:
+    rnd = await open_round(api, table_id, [("p1", 10)], ["4S", "TH"])
+    path = f"/v1/rounds/{rnd['round_id']}"
+    if fields["void_by"] != "ticket 42":
+        await refused_writes_nothing(
+            api, db, "POST", f"{path}/void", {"reason": "x", "requested_by": fields["void_by"]}
+        )
+    else:
+        await refused_writes_nothing(api, db, "POST", f"{path}/close", {"requested_by": fields["close_by"]})
+
+
+@pytest.fixture
+async def settled_round(api: Signed, table_id: str) -> Any:
+    return await open_round(api, table_id, [("alice", 10)], ["5S", "6H"])  # consecutive: settles at once
+
+
+@given(fields=one_spoiled({"path_player": "alice", "link_player": "alice", "page_player": "alice", "sig": "0" * 64}))
+@PROPERTY
+async def test_any_recall_player_or_signature_is_a_4xx_or_done(
+    api: Signed, db: asyncpg.Connection, settled_round: Any, fields: dict[str, str]
+) -> None:
+    round_id = settled_round["round_id"]
+    player = quote(fields["path_player"], safe="", errors="surrogatepass")
+    await refused_writes_nothing(api, db, "GET", f"/v1/players/{player}/rounds")
+    await refused_writes_nothing(
+        api, db, "POST", f"/v1/rounds/{round_id}/recall-link", {"player_id": fields["link_player"]}
+    )
+    page = query({"expires": "4102444800", "sig": fields["sig"], "player": fields["page_player"]})
+    assert_never_5xx(await api.client.get(f"/recall/{round_id}?{page}"))
+
+
+@given(fields=one_spoiled({"ruleset": "inbetween/nepal/v1", "player_a": "a", "player_b": "b", "card": "4S"}))
+@PROPERTY
+async def test_any_in_between_game_text_is_a_4xx_or_a_game(
+    api: Signed, db: asyncpg.Connection, fields: dict[str, str]
+) -> None:
+    body = {
+        "ruleset": fields["ruleset"],
+        "ante": 5,
+        "rounds": 5,
+        "seats": [{"player_id": fields["player_a"]}, {"player_id": fields["player_b"]}],
+        "mode": "test",
+        "forced_cards": [fields["card"], "JH"],
+    }
+    await refused_writes_nothing(api, db, "POST", "/v1/inbetween/games", body)
+
+
+@given(fields=one_spoiled({"action": "pass", "player_id": "b", "call": "high", "after": "0", "limit": "10"}))
+@PROPERTY
+async def test_any_in_between_action_or_records_query_is_a_4xx_or_done(
+    api: Signed, db: asyncpg.Connection, fields: dict[str, str]
+) -> None:
+    game = {"ruleset": "inbetween/nepal/v1", "ante": 5, "rounds": 5, "mode": "test", "forced_cards": ["4S", "JH"]}
+    started = await api.ok("POST", "/v1/inbetween/games", {**game, "seats": [{"player_id": "a"}, {"player_id": "b"}]})
+    path = f"/v1/inbetween/games/{started['game_id']}"
+    action = {"action": fields["action"], "player_id": fields["player_id"], "call": fields["call"]}
+    await refused_writes_nothing(api, db, "POST", f"{path}/actions", action)
+    await refused_writes_nothing(
+        api, db, "GET", f"{path}/records?{query({'after': fields['after'], 'limit': fields['limit']})}"
+    )
+
+
+@given(
+    fields=one_spoiled({"table_id": str(uuid.UUID(int=1)), "from": "1", "to": "2", "name": "nepal", "version": "v1"})
+)
+@PROPERTY
+async def test_any_audit_query_or_ruleset_path_is_a_4xx_or_an_answer(
+    api: Signed, db: asyncpg.Connection, fields: dict[str, str]
+) -> None:
+    table = {"table_id": fields["table_id"]}
+    await refused_writes_nothing(api, db, "GET", f"/v1/audit/checkpoints/latest?{query(table)}")
+    await refused_writes_nothing(
+        api, db, "GET", f"/v1/audit/consistency?{query({**table, 'from': fields['from'], 'to': fields['to']})}"
+    )
+    name, version = (quote(fields[k], safe="", errors="surrogatepass") for k in ("name", "version"))
+    assert_never_5xx(await api.client.get(f"/v1/inbetween/rulesets/inbetween/{name}/{version}"))

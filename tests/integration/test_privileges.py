@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 from uuid import UUID
 
 import asyncpg
@@ -20,7 +21,7 @@ from service.db.app_login import ensure_app_login, login_url, unsafe_role
 from service.db.migrate import apply_migrations
 from service.settings import Settings
 from service.sweeper import purge_keys
-from tests.conftest import make_settings
+from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.client import Signed
 from tests.support.live import live
 from tests.support.scratch import TEST_LOGIN, Database, scratch_database
@@ -59,11 +60,10 @@ REFUSED = [
     "TRUNCATE rounds",
     "DELETE FROM game_tables",
     "TRUNCATE game_tables",
-    "UPDATE rounds SET operator_id = 'someone-else'",
-    "UPDATE rounds SET opened_at = now()",
-    "UPDATE game_tables SET operator_id = 'someone-else'",
-    "UPDATE game_tables SET paytable = 'generous/v1'",
     "DELETE FROM schema_migrations",
+    "UPDATE schema_migrations SET version = 'x'",
+    "DELETE FROM audit_checkpoints",
+    "DELETE FROM inbetween_games",
     "SELECT reddog_app_login('reddog_escalated', 'SCRAM-SHA-256$4096:x$y:z')",
 ]
 
@@ -180,12 +180,15 @@ async def test_the_start_up_check_names_a_superuser_an_owner_of_the_tables_and_p
             await owner.close()
 
 
-def test_serve_refuses_in_one_line_to_run_as_the_owner_outside_development(database: Database) -> None:
+def test_serve_refuses_in_one_line_to_run_as_the_owner_outside_development(database: Database, tmp_path: Path) -> None:
+    key_file = tmp_path / "audit.key"
+    key_file.write_text(AUDIT_KEY.signer_key)  # production serves only with a checkpoint key
     env = {
         **os.environ,
         "DATABASE_URL": database.owner_url,
         "RD_ENV": "Production",
         "RD_OPERATORS": f"acme:{STRONG}",
+        "RD_AUDIT_SIGNING_KEY": str(key_file),
     }
     done = subprocess.run(
         [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, text=True, timeout=60, check=False

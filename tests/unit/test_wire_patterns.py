@@ -11,9 +11,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.api import wire
+from service.api import inbetween_wire, wire
 
-REQUESTS = (wire.CreateTable, wire.CreateRound, wire.RaiseIn, wire.CallIn, wire.VoidIn)
+REQUESTS = (
+    wire.CreateTable,
+    wire.CreateRound,
+    wire.RaiseIn,
+    wire.CallIn,
+    wire.VoidIn,
+    wire.CloseIn,
+    wire.RecallLinkIn,
+    inbetween_wire.CreateGame,
+    inbetween_wire.CallAceIn,
+    inbetween_wire.CallPairIn,
+    inbetween_wire.PlaceBetIn,
+    inbetween_wire.PassIn,
+)
 
 
 def text_fields(info: msgspec.inspect.Type, path: str) -> Iterator[tuple[str, msgspec.inspect.StrType]]:
@@ -39,9 +52,15 @@ FIELDS = dict(
 
 
 def test_every_free_text_field_has_a_pattern_and_the_scan_found_them() -> None:
-    assert {"CreateTable.name", "CreateTable.currency", "BetIn.player_id", "VoidIn.reason"} <= {
-        path.replace("CreateRound.bets[]", "BetIn") for path in FIELDS
-    }
+    assert {
+        "CreateTable.name",
+        "CreateTable.currency",
+        "BetIn.player_id",
+        "VoidIn.reason",
+        "VoidIn.requested_by",
+        "CreateGame.ruleset",
+        "PassIn.player_id",
+    } <= {path.replace("CreateRound.bets[]", "BetIn") for path in FIELDS}
     assert all(info.pattern is not None for info in FIELDS.values()), FIELDS
 
 
@@ -53,12 +72,20 @@ def test_every_pattern_is_anchored_at_both_ends_against_a_trailing_newline(path:
     assert pattern.endswith(r")$(?!\n)")
 
 
-VALID = {"currency": "EUR", "player_id": "alice", "forced_cards[]": "TD", "name": "main", "reason": "misdeal"}
+VALID = {
+    "currency": "EUR",
+    "player_id": "alice",
+    "forced_cards[]": "TD",
+    "name": "main",
+    "reason": "misdeal",
+    "requested_by": "pit boss 7",
+    "ruleset": "inbetween/nepal/v1",
+}
 
 
 @pytest.mark.parametrize("field", sorted(VALID))
 def test_a_valid_value_is_taken_and_the_same_with_a_newline_after_it_is_not(field: str) -> None:
-    (pattern,) = {i.pattern for path, i in FIELDS.items() if path.endswith(f".{field}")}
+    (pattern,) = {i.pattern for path, i in FIELDS.items() if path.endswith(f".{field}")}  # one pattern a name
     assert pattern is not None
     assert re.search(pattern, VALID[field])
     if field != "reason":  # prose may end with a newline; the rest are one line

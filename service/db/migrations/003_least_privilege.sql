@@ -1,13 +1,12 @@
 -- Least privilege: reddog_app gets exactly what the service's SQL does, and a function to make its login role.
--- The service never deletes a round or a table, and only appends to and reads the audit log. Its updates name their
--- columns: a round's progress, a table's audit head, cut-card shoe and status, a key's stored reply.
+-- The service never deletes a round or a table, and only appends to and reads the audit log. (UPDATE is granted on
+-- whole tables, not columns: a later migration adds columns the service updates, such as 004's audit_tree, and a
+-- grant cannot name a column before it exists.)
 REVOKE ALL ON game_tables, rounds, idempotency_keys, audit_log FROM reddog_app;
-GRANT SELECT, INSERT ON game_tables, rounds, audit_log TO reddog_app;
-GRANT UPDATE (status, settled_at, state, shoe) ON rounds TO reddog_app;
-GRANT UPDATE (audit_seq, audit_hash, audit_at, shoe, active_round_id, status, closed_at) ON game_tables TO reddog_app;
+GRANT SELECT, INSERT ON audit_log TO reddog_app;
+GRANT SELECT, INSERT, UPDATE ON game_tables, rounds TO reddog_app;
 -- A refused request's key is deleted (so a retry is evaluated afresh), and the sweeper purges expired keys.
-GRANT SELECT, INSERT, DELETE ON idempotency_keys TO reddog_app;
-GRANT UPDATE (status_code, response) ON idempotency_keys TO reddog_app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO reddog_app;
 -- Read-only: a replica's readiness compares the applied migrations with its own.
 GRANT SELECT ON schema_migrations TO reddog_app;
 

@@ -1,0 +1,77 @@
+"""The system chain's events: service start and stop, the settings in force, migrations, failed authentications.
+
+The system chain is a chain like a table's (the same `Record` envelope, canonical bytes and hash rule) kept in the
+audit log under the reserved table id `SYSTEM_CHAIN_ID`; only its events differ, so it has its own tagged union.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+
+from audit.chain import Record
+
+SYSTEM_CHAIN_ID = "00000000-0000-0000-0000-000000000000"  # the nil UUID: never a game table's id (those are v4)
+
+
+class SettingsInForce(msgspec.Struct, frozen=True, kw_only=True):
+    """What changes how games are played, checked and anchored; never a secret (operator ids, not their secrets)."""
+
+    env: str
+    allow_test_tables: bool
+    signature_tolerance_seconds: int
+    sweep_interval_seconds: float
+    idempotency_retention_days: int
+    checkpoint_every_records: int
+    checkpoint_every_seconds: int
+    recall_link_ttl_seconds: int
+    operators: tuple[str, ...]
+    auditors: tuple[str, ...]
+    audit_key: str | None  # the verifier key checkpoints are signed for (public); None: checkpoints are off
+    paytables: dict[str, str]  # every released paytable id and the sha256 of its terms
+
+
+class _SystemEvent(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    """Base of every system event; the subclass's tag is its record `kind`."""
+
+
+class ServiceStarted(_SystemEvent, frozen=True, tag="service_started"):
+    instance: str  # host and process id: one per worker
+    version: str
+    git_revision: str
+    started_at: datetime
+    settings: SettingsInForce
+
+
+class ServiceStopped(_SystemEvent, frozen=True, tag="service_stopped"):
+    instance: str
+    version: str
+    git_revision: str
+    stopped_at: datetime
+
+
+class MigrationApplied(_SystemEvent, frozen=True, tag="migration_applied"):
+    version: str  # the migration file's name without .sql
+    sha256: str  # of the file's UTF-8 text: what exactly ran
+    applied_at: datetime
+
+
+class AuthenticationFailed(_SystemEvent, frozen=True, tag="authentication_failed"):
+    """Failed signatures from one operator id (as sent) and address; at most one record a minute stands for `count`."""
+
+    operator_id: str
+    remote_address: str
+    count: int
+    first_at: datetime
+    last_at: datetime
+
+
+SystemEvent = ServiceStarted | ServiceStopped | MigrationApplied | AuthenticationFailed
+
+_decoder = msgspec.json.Decoder(Record[SystemEvent])
+
+
+def decode_system_record(body: bytes) -> Record[SystemEvent]:
+    """A system chain record's bytes back as the record with its typed event."""
+    return _decoder.decode(body)

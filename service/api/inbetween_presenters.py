@@ -1,0 +1,114 @@
+"""In Between domain values to wire Structs and back: what a request means and what a response shows."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import msgspec
+
+from audit.chain import Link
+from paytables.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
+from paytables.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween_odds import TurnOdds
+from paytables.inbetween_rules import RuleSet
+from paytables.inbetween_state import AWAITING, Game, Turn
+from service.api import inbetween_wire as wire
+from service.api.wire import RevealOut
+from service.errors import validation
+from service.inbetween_use_cases import GameView, NewGame
+
+COMPUTER = "computer-{seat}"  # a computer seat's player id when the request names none
+
+
+def ruleset_out(ruleset: RuleSet) -> wire.RuleSetOut:
+    return wire.RuleSetOut(id=ruleset.id, description=ruleset.description, sha256=ruleset.sha256, terms=ruleset.terms)
+
+
+def new_game(data: wire.CreateGame) -> NewGame:
+    return NewGame(
+        ruleset=data.ruleset,
+        ante=data.ante,
+        rounds=data.rounds,
+        seats=tuple(_seat(i, s) for i, s in enumerate(data.seats)),
+        test=data.mode == "test",
+        forced_cards=tuple(data.forced_cards or ()),
+    )
+
+
+def _seat(index: int, seat: wire.GameSeatIn) -> SeatSpec:
+    if seat.computer:
+        return SeatSpec(player_id=seat.player_id or COMPUTER.format(seat=index), computer=True)
+    if seat.player_id is None:
+        raise validation(f"seats[{index}]: a seat is a player_id, or computer: true")
+    return SeatSpec(player_id=seat.player_id)
+
+
+def action(data: wire.ActionIn) -> InBetweenAction:
+    match data:
+        case wire.CallAceIn(player_id=player, call=call):
+            return CallAce(player_id=player, call=AceCall(call))
+        case wire.CallPairIn(player_id=player, call=call):
+            return CallPair(player_id=player, call=PairCall(call))
+        case wire.PlaceBetIn(player_id=player, amount=amount):
+            return PlaceBet(player_id=player, amount=amount)
+        case wire.PassIn(player_id=player):
+            return PassTurn(player_id=player)
+
+
+def game_out(view: GameView) -> wire.GameOut:
+    game = view.game
+    decision = next((d for d, status in AWAITING.items() if status is game.status), None)
+    return wire.GameOut(
+        game_id=UUID(game.game_id),
+        ruleset=game.ruleset,
+        ruleset_sha256=game.ruleset_sha256,
+        ante=game.ante,
+        rounds=game.rounds,
+        starting_chips=game.starting_chips,
+        test=game.test,
+        status=game.status.value,
+        round=game.round,
+        dealer=game.dealer,
+        order=list(game.order),
+        pot=game.pot,
+        seats=[
+            wire.GameSeatOut(seat=i, player_id=s.player_id, computer=s.computer, chips=s.chips)
+            for i, s in enumerate(game.seats)
+        ],
+        to_act=game.to_act,
+        awaiting=None if decision is None else decision.value,
+        turn=None if game.turn is None else turn_out(game, game.turn),
+        count=game.count,
+        seen=list(game.seen),
+        odds=None if view.odds is None else odds_out(view.odds),
+        pair_call_odds=[wire.PairCallOddsOut(call=call.value, odds=odds_out(odds)) for call, odds in view.call_odds],
+        shoe=wire.GameShoeOut(
+            number=game.shoe_number,
+            commitment=game.shoe_commitment,
+            reveal=None if view.reveal is None else RevealOut(salt=view.reveal.salt, order=view.reveal.order),
+        ),
+        started_at=game.started_at,
+        ended_at=game.ended_at,
+        ended_reason=None if game.ended_reason is None else game.ended_reason.value,
+        winners=list(game.winners),
+    )
+
+
+def turn_out(game: Game, turn: Turn) -> wire.GameTurnOut:
+    fields = msgspec.structs.asdict(turn)
+    del fields["index"]
+    return msgspec.convert({**fields, "player_id": game.seats[turn.seat].player_id}, wire.GameTurnOut)
+
+
+def odds_out(odds: TurnOdds) -> wire.OddsOut:
+    return wire.OddsOut(win=odds.win, post=odds.post, lose=odds.lose, unseen=odds.total)
+
+
+def record_page(links: list[Link], limit: int) -> wire.GameRecordPage:
+    """One page of a game's records; `links` holds one more than the page when another page follows."""
+    page = links[:limit]
+    items = [
+        wire.GameRecordOut(seq=k.seq, prev_hash=k.prev_hash.hex(), hash=k.hash.hex(), body=k.body.decode())
+        for k in page
+    ]
+    return wire.GameRecordPage(items=items, next_after=page[-1].seq if len(links) > limit else None)

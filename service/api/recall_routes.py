@@ -1,0 +1,102 @@
+"""Game recall routes: a player's last rounds (signed), a recall link (signed), and the replay page it opens."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import UTC, datetime
+from typing import Annotated, Any
+from urllib.parse import urlencode
+from uuid import UUID
+
+from litestar import MediaType, Request, Response, get, post
+from litestar.params import FromPath, QueryParameter
+
+from service import recall_use_cases
+from service.api import presenters, wire
+from service.api.bodies import body, body_of
+from service.api.openapi_docs import JSON_BODY, SIGNED, IdempotencyKey, responses
+from service.api.recall_page import CSP, render
+from service.api.recall_presenters import player_rounds_out
+from service.api.replies import read, write
+from service.errors import ApiError
+from service.recall_use_cases import Link
+from service.unit_of_work import run
+
+
+@get(
+    "/players/{player_id:str}/rounds",
+    responses=responses(200, wire.PlayerRoundsOut, *SIGNED),
+    summary="Game recall: a player's last rounds, newest first, with every moment they saw and when",
+)
+async def player_rounds(
+    request: Request[Any, Any, Any],
+    player_id: FromPath[str],
+    limit: Annotated[int, QueryParameter(ge=1, le=recall_use_cases.MAX_ROUNDS)] = 10,
+) -> wire.PlayerRoundsOut:
+    if not 1 <= len(player_id) <= 64 or not re.fullmatch(wire.PLAYER_ID, player_id):
+        raise ApiError(400, "VALIDATION_ERROR", "player_id is 1-64 of A-Z a-z 0-9 . _ : @ -")
+    found = await read(request, lambda unit: recall_use_cases.player_rounds(unit, player_id, limit))
+    return player_rounds_out(player_id, found)
+
+
+def link_url(request: Request[Any, Any, Any], link: Link, signature: str) -> str:
+    settings = request.app.state.settings
+    base = settings.public_url or str(request.base_url).rstrip("/")
+    query = {"player": link.player_id} if link.player_id is not None else {}
+    query |= {"expires": str(link.expires), "sig": signature}
+    return f"{base}/recall/{link.round_id}?{urlencode(query)}"
+
+
+@post(
+    "/rounds/{round_id:uuid}/recall-link",
+    status_code=200,
+    responses=responses(200, wire.RecallLinkOut, *SIGNED, *JSON_BODY, 404),
+    summary="A signed link that shows the round's replay page, without credentials, until it expires",
+    **body(wire.RecallLinkIn, optional=True),
+)
+async def recall_link(
+    request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
+) -> Response[bytes]:
+    data: wire.RecallLinkIn = body_of(request) or wire.RecallLinkIn()
+    settings = request.app.state.settings
+
+    def present(link: Link) -> bytes:
+        url = link_url(request, link, recall_use_cases.link_signature(settings, link))
+        return presenters.encode(wire.RecallLinkOut(url=url, expires_at=datetime.fromtimestamp(link.expires, UTC)))
+
+    return await write(
+        request,
+        200,
+        lambda unit: recall_use_cases.new_link(unit, round_id, data.player_id, data.ttl_seconds),
+        present,
+    )
+
+
+@get(
+    "/recall/{round_id:uuid}",
+    media_type=MediaType.HTML,
+    summary="The replay page of a recall link (HTML; the link's own signature, no credentials)",
+    tags=["recall"],
+)
+async def recall_page(
+    request: Request[Any, Any, Any],
+    round_id: FromPath[UUID],
+    expires: Annotated[int, QueryParameter(ge=0, le=2**40)],
+    sig: Annotated[str, QueryParameter(min_length=64, max_length=64)],
+    player: Annotated[str | None, QueryParameter(max_length=64, pattern=wire.whole(wire.PLAYER_ID))] = None,
+) -> Response[str]:
+    link = Link(round_id=round_id, player_id=player, expires=expires)
+    page = await run(request.app.state.runner, "recall", lambda unit: recall_use_cases.open_link(unit, link, sig))
+    nonce = secrets.token_urlsafe(16)
+    headers = {
+        "Content-Security-Policy": CSP.format(nonce=nonce),
+        "Cache-Control": "private, no-store",
+        "Referrer-Policy": "no-referrer",
+        "X-Content-Type-Options": "nosniff",
+    }
+    html = render(page, nonce, datetime.fromtimestamp(expires, UTC))
+    return Response(html, media_type=MediaType.HTML, headers=headers)
+
+
+handlers = [player_rounds, recall_link]

@@ -1,0 +1,63 @@
+"""The app's database role may play In Between games and append their records, and no more than that."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import asyncpg
+import pytest
+
+from audit.chain import verify
+from paytables.inbetween_actions import PassTurn
+from paytables.inbetween_events import SeatSpec
+from service import inbetween_use_cases
+from service.db import inbetween_sql
+from service.inbetween_use_cases import NewGame
+from service.settings import Settings
+from service.unit_of_work import Runner, run
+from tests.support.clock import ManualClock
+
+
+@pytest.mark.parametrize(
+    ("privilege", "granted"),
+    [("SELECT", True), ("INSERT", True), ("UPDATE", True), ("DELETE", False), ("TRUNCATE", False)],
+)
+async def test_the_app_role_may_read_write_and_update_games_but_never_delete_one(
+    db: asyncpg.Connection, privilege: str, granted: bool
+) -> None:
+    assert await db.fetchval("SELECT has_table_privilege('reddog_app', 'inbetween_games', $1)", privilege) is granted
+
+
+async def _as_app_role(conn: asyncpg.Connection) -> None:
+    await conn.execute("SET ROLE reddog_app")
+
+
+async def test_a_game_is_started_and_played_by_a_connection_in_the_app_role(
+    database_url: str, settings: Settings, clock: ManualClock, db: asyncpg.Connection
+) -> None:
+    pool = await asyncpg.create_pool(database_url, min_size=1, max_size=1, init=_as_app_role)
+    try:
+        runner = Runner(pool, settings, clock)
+        new = NewGame(
+            ruleset="inbetween/nepal/v1",
+            ante=5,
+            rounds=5,
+            seats=(SeatSpec(player_id="a"), SeatSpec(player_id="b")),
+            test=True,
+            forced_cards=("4S", "JH"),
+        )
+        started = await run(runner, "op-role", lambda unit: inbetween_use_cases.create_game(unit, new))
+        game_id = UUID(started.game.game_id)
+        moved = await run(
+            runner, "op-role", lambda unit: inbetween_use_cases.act(unit, game_id, PassTurn(player_id="b"))
+        )
+        assert await pool.fetchval("SELECT current_user") == "reddog_app"
+    finally:
+        await pool.close()
+    assert (started.game.to_act, moved.game.to_act) == ("b", "a")
+    stored = await inbetween_sql.select_game(db, "op-role", game_id)
+    assert stored is not None
+    assert stored.game == moved.game
+    links = await inbetween_sql.select_records(db, game_id)
+    assert verify(links, table_id=str(game_id)).ok
+    assert stored.head.seq == len(links)

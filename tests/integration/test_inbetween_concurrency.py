@@ -1,0 +1,63 @@
+"""Two app instances racing on In Between games: exactly one move wins, the loser is refused, the chain holds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from uuid import UUID
+
+import asyncpg
+
+from audit.chain import verify
+from paytables.inbetween_events import InBetweenBetPlaced, InBetweenPassed
+from service.db import audit_sql
+from service.settings import Settings
+from tests.api.inbetween_helpers import events, humans, post_action, start
+from tests.support.clock import ManualClock
+from tests.support.live import live
+
+GAMES_RACED = 6
+
+
+async def test_two_instances_racing_the_same_move_on_one_game_let_exactly_one_win(
+    settings: Settings, db: asyncpg.Connection, clock: ManualClock
+) -> None:
+    async with live(settings, clock=clock) as a, live(settings, clock=clock) as b:
+        games = [await start(a.api, humans("alice", "bob"), ["4S", "JH", "7D", "5C", "9C"]) for _ in range(GAMES_RACED)]
+        # bob's turn on every game: one instance sends his bet, the other his pass, at the same moment, each with
+        # its own idempotency key. Whichever takes the row lock first plays; the other then finds alice to act.
+        races = [
+            asyncio.gather(
+                post_action(a.api, g["game_id"], "bob", "bet", amount=5),
+                post_action(b.api, g["game_id"], "bob", "pass"),
+            )
+            for g in games
+        ]
+        results = await asyncio.gather(*races)
+
+    for game, (bet, passed) in zip(games, results, strict=True):
+        statuses = sorted((bet.status_code, passed.status_code))
+        assert statuses == [200, 409], (bet.text, passed.text)
+        loser = bet if bet.status_code == 409 else passed
+        assert loser.json()["code"] == "NOT_YOUR_TURN"
+        found = await events(db, game["game_id"])
+        moves = [e for e in found if isinstance(e, InBetweenBetPlaced | InBetweenPassed)]
+        assert len(moves) == 1
+        assert isinstance(moves[0], InBetweenBetPlaced) == (bet.status_code == 200)
+        links = await audit_sql.select_chain(db, UUID(game["game_id"]))
+        assert verify(links, table_id=game["game_id"]).ok
+        head = await db.fetchval("SELECT audit_seq FROM inbetween_games WHERE game_id = $1", UUID(game["game_id"]))
+        assert head == len(links)
+        winner = (bet if bet.status_code == 200 else passed).json()
+        next_card = "5C" if bet.status_code == 200 else "7D"  # a pass leaves the 7D, the bet's third card, undealt
+        assert (winner["to_act"], winner["turn"]["first_post"]) == ("alice", next_card)
+        assert await stored_seats(db, game["game_id"]) == winner["seats"]
+
+
+async def stored_seats(db: asyncpg.Connection, game_id: str) -> object:
+    """The seats as stored, in the API's shape."""
+    state = json.loads(await db.fetchval("SELECT state::text FROM inbetween_games WHERE game_id = $1", UUID(game_id)))
+    return [
+        {"seat": i, "player_id": s["player_id"], "computer": s["computer"], "chips": s["chips"]}
+        for i, s in enumerate(state["seats"])
+    ]

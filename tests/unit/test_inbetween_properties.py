@@ -1,0 +1,190 @@
+"""Random legal play under every rule set: chips are conserved at every step, every turn pays what the rules in words
+say (the independent oracle), every pack is revealed as committed, and the events alone replay the final game."""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paytables import inbetween_rules
+from paytables.inbetween_actions import (
+    CallAce,
+    CallPair,
+    InBetweenAction,
+    InBetweenError,
+    PassTurn,
+    PlaceBet,
+    bet_limits,
+)
+from paytables.inbetween_events import (
+    AceCall,
+    ChipReason,
+    InBetweenCardDealt,
+    InBetweenChipsMoved,
+    InBetweenEvent,
+    InBetweenShoeRevealed,
+    InBetweenTurnEnded,
+    PairCall,
+    SeatSpec,
+    decode_events,
+    encode_events,
+)
+from paytables.inbetween_game import InBetweenStep, act, advance, start_game
+from paytables.inbetween_posts import possible_pair_calls
+from paytables.inbetween_rules import RuleSet
+from paytables.inbetween_state import Game, GameStatus, replay
+from shoe.shoe import Reveal, new_shoe, verify_reveal
+from tests.unit.inbetween_oracle import HOUSE_RULES, RULESET_IDS, TurnFacts, expected_delta
+from tests.unit.inbetween_table import NOW
+
+# make test plays a short run; RD_PROPERTY_GAMES=1000 (make bench does) plays the long one.
+GAMES_PER_RULESET = int(os.environ.get("RD_PROPERTY_GAMES", "150"))
+TURN_PAYMENTS = {ChipReason.WIN, ChipReason.LOSE, ChipReason.POST, ChipReason.PAIR_PAID, ChipReason.ADJACENT_LOST}
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a random player plays: how often it passes, how often it bets everything it may."""
+
+    seed: int
+    pass_rate: float
+    all_in_rate: float
+    mistake_rate: float
+
+
+styles = st.builds(
+    Style,
+    seed=st.integers(0, 2**32 - 1),
+    pass_rate=st.sampled_from([0.0, 0.3, 0.8]),
+    all_in_rate=st.sampled_from([0.0, 0.2, 0.6]),
+    mistake_rate=st.sampled_from([0.0, 0.1]),
+)
+
+
+def random_action(game: Game, rules: RuleSet, rng: random.Random, style: Style) -> InBetweenAction:
+    player, turn = game.to_act, game.turn
+    assert player is not None
+    assert turn is not None
+    if game.status is GameStatus.AWAITING_ACE_CALL:
+        return CallAce(player_id=player, call=rng.choice(list(AceCall)))
+    if game.status is GameStatus.AWAITING_PAIR_CALL:
+        assert turn.posts is not None
+        if rng.random() < style.pass_rate / 2:
+            return PassTurn(player_id=player)
+        return CallPair(player_id=player, call=rng.choice(possible_pair_calls(turn.posts.first)))
+    if rng.random() < style.pass_rate:
+        return PassTurn(player_id=player)
+    least, most = bet_limits(game, rules)
+    return PlaceBet(player_id=player, amount=most if rng.random() < style.all_in_rate else rng.randint(least, most))
+
+
+def mistake(game: Game, rng: random.Random) -> InBetweenAction:
+    """A move the rules refuse: out of turn, over the pot, under one chip, or a call the state does not wait for."""
+    others = [s.player_id for s in game.seats if s.player_id != game.to_act]
+    player = game.to_act or others[0]
+    moves: list[InBetweenAction] = [
+        PlaceBet(player_id=rng.choice(others), amount=1),
+        PlaceBet(player_id=player, amount=game.pot + 1),
+        PlaceBet(player_id=player, amount=0),
+    ]
+    if game.status is not GameStatus.AWAITING_PAIR_CALL:
+        moves.append(CallPair(player_id=player, call=PairCall.HIGHER))
+    if game.status is not GameStatus.AWAITING_ACE_CALL:
+        moves.append(CallAce(player_id=player, call=AceCall.LOW))
+    return rng.choice(moves)
+
+
+def check_step(game: Game, step: InBetweenStep, rules: RuleSet) -> None:
+    """The invariants after every step: conservation, the public count, and each turn's payment by the oracle."""
+    after = step.game
+    assert after.total_chips == len(after.seats) * rules.terms.starting_chips
+    assert all(seat.chips >= 0 for seat in after.seats)
+    assert after.pot >= 0
+    assert after.shoe_commitment == step.shoe.commitment
+    left = step.shoe.size - step.shoe.position
+    assert after.unseen().total() == (left if left else 52 - len(after.turn.table_cards if after.turn else ()))
+    for event in step.events:
+        if isinstance(event, InBetweenTurnEnded):
+            check_turn(after, step.events, rules)
+
+
+def check_turn(game: Game, events: tuple[InBetweenEvent, ...], rules: RuleSet) -> None:
+    turn = game.turn
+    assert turn is not None
+    assert turn.first_post is not None
+    assert turn.second_post is not None
+    paid = [e for e in events if isinstance(e, InBetweenChipsMoved) and e.reason in TURN_PAYMENTS]
+    assert len(paid) <= 1
+    chips = paid[0].chips - paid[0].delta if paid else game.seats[turn.seat].chips
+    pot = paid[0].pot + paid[0].delta if paid else 0
+    facts = TurnFacts(
+        first=turn.first_post,
+        second=turn.second_post,
+        low_ace=turn.ace_call is AceCall.LOW,
+        pair_call=None if turn.pair_call is None else turn.pair_call.value,
+        bet=turn.bet,
+        third=turn.third_card,
+        chips=chips,
+        pot=pot,
+    )
+    assert (paid[0].delta if paid else 0) == expected_delta(HOUSE_RULES[rules.id], facts)
+
+
+def check_packs(events: list[InBetweenEvent]) -> None:
+    """Every pack is revealed as committed, and every card dealt from it is the card at its place in that order."""
+    reveals = {e.shoe_number: e for e in events if isinstance(e, InBetweenShoeRevealed)}
+    for reveal in reveals.values():
+        assert verify_reveal(reveal.commitment, Reveal(salt=reveal.salt, order=reveal.order))
+    for card in (e for e in events if isinstance(e, InBetweenCardDealt)):
+        order = reveals[card.shoe_number].order
+        assert order[2 * card.shoe_index : 2 * card.shoe_index + 2] == card.card
+
+
+def play(rules: RuleSet, players: int, ante: int, rounds: int | str, dealer: int, style: Style) -> None:
+    rng = random.Random(style.seed)
+    seats = [SeatSpec(player_id=f"p{i}", computer=i % 2 == 1) for i in range(players)]
+    step = start_game(
+        game_id="prop", ruleset=rules, ante=ante, rounds=rounds, seats=seats, dealer=dealer,
+        shoe=new_shoe(1, rng), source=rng, now=NOW,
+    )  # fmt: skip
+    events = list(step.events)
+    check_step(step.game, step, rules)
+    game, shoe = step.game, step.shoe
+    while game.status is not GameStatus.GAME_OVER:
+        if game.to_act is not None and rng.random() < style.mistake_rate:
+            with pytest.raises(InBetweenError):
+                act(game, shoe, mistake(game, rng), ruleset=rules, source=rng, now=NOW)
+            continue
+        if game.to_act is None:
+            step = advance(game, shoe, ruleset=rules, source=rng, now=NOW)
+        else:
+            step = act(game, shoe, random_action(game, rules, rng, style), ruleset=rules, source=rng, now=NOW)
+        check_step(game, step, rules)
+        events.extend(step.events)
+        game, shoe = step.game, step.shoe
+    assert game.pot == 0
+    check_packs(events)
+    assert replay(decode_events(encode_events(events))) == game
+
+
+@pytest.mark.parametrize("ruleset_id", RULESET_IDS)
+def test_random_games_conserve_chips_pay_by_the_rules_and_replay_from_their_events(ruleset_id: str) -> None:
+    rules = inbetween_rules.get(ruleset_id)
+
+    @settings(max_examples=GAMES_PER_RULESET, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        players=st.integers(rules.terms.min_players, rules.terms.max_players),
+        ante=st.sampled_from(rules.terms.antes),
+        rounds=st.sampled_from(rules.terms.rounds),
+        dealer=st.integers(0, 7),
+        style=styles,
+    )
+    def games(players: int, ante: int, rounds: int | str, dealer: int, style: Style) -> None:
+        play(rules, players, ante, rounds, dealer % players, style)
+
+    games()

@@ -1,0 +1,36 @@
+"""The In Between wire spells the engine's enums as literals; they must stay the same sets."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, get_args
+
+import pytest
+
+from paytables.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
+from paytables.inbetween_events import AceCall, Decision, EndReason, PairCall, TurnOutcome
+from paytables.inbetween_state import GameStatus
+from service.api import inbetween_wire as wire
+
+
+@pytest.mark.parametrize(
+    ("literal", "domain"),
+    [
+        (wire.GameStatusName, GameStatus),
+        (wire.DecisionName, Decision),
+        (wire.AceCallName, AceCall),
+        (wire.PairCallName, PairCall),
+        (wire.TurnOutcomeName, TurnOutcome),
+        (wire.EndReasonName, EndReason),
+    ],
+)
+def test_each_in_between_wire_literal_names_exactly_the_values_of_its_engine_enum(
+    literal: Any, domain: type[enum.StrEnum]
+) -> None:
+    assert set(get_args(literal)) == {member.value for member in domain}
+
+
+def test_the_action_tags_on_the_wire_are_the_engine_actions_tags() -> None:
+    engine = {t.__struct_config__.tag for t in (CallAce, CallPair, PlaceBet, PassTurn)}
+    on_wire = {t.__struct_config__.tag for t in (wire.CallAceIn, wire.CallPairIn, wire.PlaceBetIn, wire.PassIn)}
+    assert on_wire == engine == {"call_ace", "call_pair", "bet", "pass"}
