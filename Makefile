@@ -27,6 +27,8 @@ install: $(STAMP) ## Create .venv and install the project with its test tools (p
 # pass SIGINT on: it expects a terminal's Ctrl-C, which reaches the whole process group, the server included.
 .PHONY: run
 run: $(STAMP) ## Serve the API on http://127.0.0.1:8000 (embedded PostgreSQL under .data/ unless DATABASE_URL is set)
+	@# reddog serve never migrates a server it is given: migrate it first (the embedded one serve migrates itself)
+	@if [ -n "$$DATABASE_URL" ]; then $(BIN)/reddog migrate; fi
 	exec $(BIN)/reddog serve
 
 # The OpenAPI lints and the TypeScript client test run the Node tools pinned in tools/node: installed before the tests

@@ -35,6 +35,7 @@ from service.api import (
 from service.api.openapi_docs import name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
+from service.db.app_login import unsafe_role
 from service.errors import exception_handlers
 from service.settings import Settings, check_can_serve
 from service.unit_of_work import Runner
@@ -59,6 +60,18 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     del conn
 
 
+class UnsafeDatabaseRole(RuntimeError):
+    """The service would run as a role that could rewrite the audit log (`reddog serve` says so in one line first)."""
+
+
+async def _refuse_unsafe_role(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        problem = await unsafe_role(conn)
+    if problem is not None:
+        await pool.close()
+        raise UnsafeDatabaseRole(f"refusing to serve: {problem}")
+
+
 def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
     """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
     check_can_serve(settings)
@@ -69,6 +82,8 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         app.state.settings = settings
         app.state.clock = clock
         app.state.pool = await create_pool(settings)
+        if not settings.development:
+            await _refuse_unsafe_role(app.state.pool)
         app.state.runner = Runner(app.state.pool, settings, clock)
         metrics.DB_POOL_SIZE.set(app.state.pool.get_size())
         await configuration_metrics.open_tables_seen(app.state.pool)
@@ -114,6 +129,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
         openapi_config=_openapi(),
+        request_max_body_size=settings.max_body_bytes,
         state=None,
         debug=False,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
+import re
 from typing import Any
 
 import msgspec
@@ -19,6 +20,7 @@ from service.settings import Settings
 log = structlog.get_logger("reddog.auth")
 
 MAX_KEY_LENGTH = 128
+_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 class Role(enum.StrEnum):
@@ -96,15 +98,19 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     signature = headers.get("x-signature", "")
     role = Role.OPERATOR if operator_id in settings.operators else Role.AUDITOR
     secret = settings.operators.get(operator_id) or settings.auditors.get(operator_id)
+    # Everything the headers alone can refuse is refused before a byte of the body is read (it may be large, and
+    # an unauthenticated client must not make the server hold it); Litestar then reads at most max_body_bytes.
     if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
         raise await _refused(request, operator_id)
     if abs(request.app.state.clock().timestamp() - int(timestamp)) > settings.signature_tolerance_seconds:
+        raise await _refused(request, operator_id)
+    if not _HEX64.fullmatch(signature):
         raise await _refused(request, operator_id)
     body = await request.body()
     target = path_with_query(request.scope)
     key = headers.get("idempotency-key", "") if request.method == "POST" else ""
     expected = sign(secret, timestamp, request.method, target, body, idempotency_key=key)
-    if not hmac.compare_digest(expected, signature.lower() if len(signature) == 64 else "-"):
+    if not hmac.compare_digest(expected, signature.lower()):
         raise await _refused(request, operator_id)
     structlog.contextvars.bind_contextvars(operator=operator_id)
     if role is Role.AUDITOR and (request.method != "GET" or not request.route_handler.opt.get(AUDITORS_ALLOWED)):

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import secrets
 import shutil
 import sys
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from service.settings import Settings, SettingsError, check_can_serve, from_env
 def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="serve the API (embedded PostgreSQL under .data/ when DATABASE_URL is unset)")
     p.set_defaults(handler=cmd_serve)
-    p = sub.add_parser("migrate", help="apply the database migrations")
+    p = sub.add_parser("migrate", help="apply the database migrations as the owner (MIGRATE_DATABASE_URL)")
     p.set_defaults(handler=cmd_migrate)
     p = sub.add_parser("play", help="play one round against a running server and print it")
     p.add_argument("--url", default="http://127.0.0.1:8000", help="the server's base URL (default: %(default)s)")
@@ -33,7 +34,9 @@ def register(sub: Any) -> None:
         help="a table id; by default the newest open standard/v1 live table is reused, or one is opened",
     )
     p.set_defaults(handler=cmd_play)
-    p = sub.add_parser("audit-verify", help="verify every audit hash chain: the system's, each table's and game's")
+    p = sub.add_parser(
+        "audit-verify", help="verify every audit hash chain (the system's, each table's and game's) and every round"
+    )
     p.set_defaults(handler=cmd_audit_verify)
     p = sub.add_parser("audit-keygen", help="make a checkpoint signing key file (mode 0600); print its verifier key")
     p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")
@@ -79,45 +82,112 @@ def database_url(settings: Settings) -> tuple[str, Any]:
     """The configured server, or an embedded one under the data dir; the handle keeps it running."""
     if settings.database_url:
         return settings.database_url, None
+    return _embedded(settings)
+
+
+def _embedded(settings: Settings) -> tuple[str, Any]:
+    """An embedded server under the data dir, as its superuser (who owns the tables it migrates)."""
     from service import embedded
 
     print(f"DATABASE_URL is unset: starting an embedded PostgreSQL under {settings.data_dir}/pg", file=sys.stderr)
     return embedded.start(os.path.join(settings.data_dir, "pg"))
 
 
-async def migrate(url: str) -> list[str]:
+def dev_app_password(settings: Settings) -> str:
+    """The embedded server's app login password: RD_APP_DB_PASSWORD, else one made once and kept in the data dir."""
+    if settings.app_db_password:
+        return settings.app_db_password
+    path = Path(settings.data_dir, "app-db-password")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_hex(24) + "\n", encoding="ascii")
+    return path.read_text(encoding="ascii").strip()
+
+
+async def migrate(url: str, app_login: tuple[str, str] | None = None) -> list[str]:
     import asyncpg
 
     from service.db.migrate import apply_migrations
 
     conn = await asyncpg.connect(url)
     try:
-        return await apply_migrations(conn)
+        return await apply_migrations(conn, app_login=app_login)
     finally:
         await conn.close()
 
 
-def migrate_or_exit(url: str) -> list[str]:
+def _where(url: str) -> str:
+    """The URL without its user and password, to name the server in a message."""
+    parts = urlsplit(url)
+    host = f"{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"
+    return parts._replace(netloc=host).geturl()
+
+
+def migrate_or_exit(url: str, app_login: tuple[str, str] | None = None) -> list[str]:
     """Apply the migrations; an unreachable or refusing database stops start-up with one clear line."""
     import asyncpg
 
     try:
-        return asyncio.run(migrate(url))
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        parts = urlsplit(url)
-        host = f"{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"
-        where = parts._replace(netloc=host).geturl()  # without the user and password
-        print(f"reddog: cannot migrate the database at {where}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return asyncio.run(migrate(url, app_login))
+    except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        print(f"reddog: cannot migrate the database at {_where(url)}: {type(exc).__name__}: {exc}", file=sys.stderr)
         raise SystemExit(1) from None
 
 
 def cmd_migrate(_: argparse.Namespace) -> int:
-    # Deployments migrate as the tables' owner (MIGRATE_DATABASE_URL) and serve as a role that may not alter them.
-    owner = os.environ.get("MIGRATE_DATABASE_URL")
-    url, _server = (owner, None) if owner else database_url(_settings())
-    applied = migrate_or_exit(url)
+    """Migrate as the owner: MIGRATE_DATABASE_URL, else DATABASE_URL, else the embedded server (with a dev login)."""
+    settings = _settings()
+    url, _server = settings.migrate_database_url or settings.database_url, None
+    password = settings.app_db_password
+    if url is None:
+        url, _server = _embedded(settings)
+        password = dev_app_password(settings)
+    applied = migrate_or_exit(url, None if password is None else (settings.app_db_user, password))
     print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
     return 0
+
+
+def serving_url(settings: Settings) -> tuple[str, Any]:
+    """DATABASE_URL, or the embedded server migrated as its owner and served as the app login (as in production)."""
+    if settings.database_url:
+        return settings.database_url, None
+    from service.db.app_login import login_url
+
+    owner_url, server = _embedded(settings)
+    password = dev_app_password(settings)
+    migrate_or_exit(owner_url, (settings.app_db_user, password))
+    return login_url(owner_url, settings.app_db_user, password), server
+
+
+def check_role_or_exit(url: str, settings: Settings) -> None:
+    """Refuse to serve, in one line, as a role that could rewrite the audit log (only a warning in development)."""
+    import asyncpg
+
+    from service.db.app_login import unsafe_role
+
+    async def check() -> str | None:
+        conn = await asyncpg.connect(url)
+        try:
+            return await unsafe_role(conn)
+        finally:
+            await conn.close()
+
+    try:
+        problem = asyncio.run(check())
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        print(f"reddog: cannot reach the database at {_where(url)}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    if problem is None:
+        return
+    if settings.development:
+        print(f"reddog: warning: {problem}; allowed only because RD_ENV=development", file=sys.stderr)
+        return
+    print(
+        f"reddog: refusing to serve: {problem}; set DATABASE_URL to a login role in reddog_app (docs/operations.md)",
+        file=sys.stderr,
+    )
+    raise SystemExit(1)
 
 
 def cmd_audit_keygen(args: argparse.Namespace) -> int:
@@ -154,9 +224,8 @@ def cmd_serve(_: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"reddog: bad setting: {exc}", file=sys.stderr)
         return 2
-    url, _server = database_url(settings)
-    if not settings.production:
-        migrate_or_exit(url)  # in production `reddog migrate` runs as the owner; until then /health/ready says 503
+    url, _server = serving_url(settings)
+    check_role_or_exit(url, settings)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
     with metrics_directory(settings.data_dir):
         from service import metrics_server  # only now: prometheus-client reads the directory when first imported
@@ -225,10 +294,10 @@ def cmd_audit_verify(_: argparse.Namespace) -> int:
 async def _verify(url: str) -> bool:
     import asyncpg
 
-    from service.audit_verify import print_reports, verify_chains
+    from service.audit_verify import print_reports, reconcile_rounds, verify_chains
 
     conn = await asyncpg.connect(url)
     try:
-        return print_reports(await verify_chains(conn))
+        return print_reports(await verify_chains(conn), await reconcile_rounds(conn))
     finally:
         await conn.close()

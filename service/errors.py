@@ -56,6 +56,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
     500: "Internal server error",
@@ -102,14 +103,17 @@ def on_rule_error(_: Request[Any, Any, Any], exc: RuleError) -> Response[Problem
     return problem(422, "VALIDATION_ERROR", str(exc))
 
 
-def on_http_exception(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
+def on_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Problem]:
     status = exc.status_code
     if isinstance(exc, ValidationException) or status == 400:
-        errors = _as_sent(_, exc.extra) if isinstance(exc.extra, list) else None
+        errors = _as_sent(request, exc.extra) if isinstance(exc.extra, list) else None
         return problem(400, "VALIDATION_ERROR", _clean(exc.detail), errors=errors)
+    if status == 413:  # Litestar's request_max_body_size: a declared Content-Length, or a body that grew past it
+        limit = request.route_handler.resolve_request_max_body_size()
+        return problem(413, "BODY_TOO_LARGE", f"the request body is over the server's limit of {limit} bytes")
     code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 401: "UNAUTHENTICATED", 415: "UNSUPPORTED_MEDIA_TYPE"}
     if status >= 500:
-        return on_unexpected(_, exc)
+        return on_unexpected(request, exc)
     return problem(status, code.get(status, "CLIENT_ERROR"), _clean(exc.detail))
 
 
@@ -129,9 +133,12 @@ def on_database_down(_: Request[Any, Any, Any], exc: Exception) -> Response[Prob
     return problem(503, "SERVICE_UNAVAILABLE", "the database is unavailable; retry shortly", retryable=True)
 
 
-def on_unexpected(_: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
+    if unavailable(exc):  # a refusal asyncpg has no class of its own for (55000)
+        return on_database_down(request, exc)
     log.exception("unhandled_error", error=type(exc).__name__)
-    return problem(500, "INTERNAL_ERROR", "an unexpected error occurred; it has been logged", retryable=True)
+    # Nothing the client sent or could change: the same request would meet the same fault.
+    return problem(500, "INTERNAL_ERROR", "an unexpected error occurred; it has been logged", retryable=False)
 
 
 def _clean(detail: str) -> str:
@@ -149,6 +156,17 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
     # A pooled connection cut mid-operation (a database restart) can leave asyncpg's protocol in a state it refuses.
     asyncpg.exceptions.InternalClientError,
 )
+
+
+# SQLSTATEs of a server refusing connections for now, like one that dropped them: not accepting connections (55000,
+# e.g. ALLOW_CONNECTIONS false), cannot connect now (57P03: starting, stopping, recovering), too many connections
+# (53300). Matched exactly: 55000's subclasses (55P03 lock not available, 55006 object in use) are other faults.
+REFUSING_SQLSTATES = frozenset({"55000", "57P03", "53300"})
+
+
+def unavailable(exc: BaseException) -> bool:
+    """The database is unreachable or refusing us: a fresh attempt later may succeed."""
+    return isinstance(exc, UNAVAILABLE) or getattr(exc, "sqlstate", None) in REFUSING_SQLSTATES
 
 
 def exception_handlers() -> dict[type[Exception] | int, Any]:

@@ -14,10 +14,11 @@ class ProblemCode(msgspec.Struct, frozen=True):
 
 
 PROBLEM_CODES = (
-    ProblemCode("VALIDATION_ERROR", 400, "malformed JSON, unknown field, wrong type, out-of-range value, bad query or cursor"),
+    ProblemCode("VALIDATION_ERROR", 400, "malformed JSON, unknown field, wrong type, out-of-range value, a control character or trailing newline where the [limits](#limits) allow none, bad query, cursor or time"),
     ProblemCode("VALIDATION_ERROR", 422, "well-formed but refused: unknown paytable or rule set, a currency that is not ISO 4217, `max_ante < min_ante`, a player twice in a round, an In Between seat with neither `player_id` nor `computer`, forced cards the shoe cannot hold"),
     ProblemCode("IDEMPOTENCY_KEY_REQUIRED", 400, "a POST without a valid `Idempotency-Key`"),
     ProblemCode("DUPLICATE_HEADER", 400, "a security header (`X-Operator-Id`, `X-Timestamp`, `X-Signature`, `Idempotency-Key`) sent twice"),
+    ProblemCode("DUPLICATE_JSON_KEY", 400, "a JSON object gives one key twice"),
     ProblemCode("UNAUTHENTICATED", 401, "missing or wrong signature, unknown operator, stale timestamp"),
     ProblemCode("AUDITOR_READ_ONLY", 403, "auditor credentials on a route that is not theirs, or on a POST"),
     ProblemCode("FORCED_CARDS_NOT_ALLOWED", 403, "forced cards on a live table or game, or a test table or game on a server without `RD_ALLOW_TEST_TABLES=true`"),
@@ -36,8 +37,9 @@ PROBLEM_CODES = (
     ProblemCode("WRONG_ACTION", 409, "In Between: not the move the game waits for (a bet while an ace call is awaited, a call while a bet is)"),
     ProblemCode("GAME_OVER", 409, "In Between: any move once the game has ended"),
     ProblemCode("RECALL_LINK_EXPIRED", 410, "a recall link past its `expires`"),
-    ProblemCode("CLIENT_ERROR", 413, "a refusal of the HTTP layer with no code of its own, such as a body over the size limit"),
-    ProblemCode("UNSUPPORTED_MEDIA_TYPE", 415, "a body the HTTP layer cannot read in the media type it was sent as"),
+    ProblemCode("BODY_TOO_LARGE", 413, "a body over `RD_MAX_BODY_BYTES` (64 KiB by default), refused before it is read"),
+    ProblemCode("UNSUPPORTED_MEDIA_TYPE", 415, "a JSON body not sent as `Content-Type: application/json`"),
+    ProblemCode("CLIENT_ERROR", 400, "any other refusal of the HTTP layer that has no code of its own (none is known)"),
     ProblemCode("BET_LIMIT", 422, "an ante outside the table's `min_ante..max_ante`, or more bets than `max_bets`"),
     ProblemCode("RAISE_EXCEEDS_ANTE", 422, "a raise above the ante (or below 1), or a call with an amount"),
     ProblemCode("INVALID_GAME", 422, "In Between: seats, ante or rounds the rule set does not offer; a player in two seats"),

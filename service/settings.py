@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 
 import msgspec
 
@@ -11,6 +12,12 @@ from audit.signed_note import NoteError, parse_signer
 
 DEV_OPERATORS = "demo:demo-secret"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+ENVIRONMENTS = ("development", "staging", "production")
+# Secrets that ship with the project (the dev default, the docs, deploy/.env.example): public, so never real.
+DEMO_SECRETS = frozenset({"demo-secret", "replace-with-a-long-random-secret", "replace-me"})
+MIN_SECRET_BYTES = 32  # 256 bits, the HMAC-SHA256 key size: required of every secret in production
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
 
 
 class SettingsError(ValueError):
@@ -18,7 +25,10 @@ class SettingsError(ValueError):
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    database_url: str | None = None
+    database_url: str | None = None  # the service's: a login role in reddog_app
+    migrate_database_url: str | None = None  # the owner's, for `reddog migrate`; else database_url
+    app_db_user: str = APP_DB_USER
+    app_db_password: str | None = None  # `reddog migrate` creates or updates the app login with it when set
     host: str = "127.0.0.1"
     port: int = 8000
     metrics_host: str = "127.0.0.1"  # /metrics shows gross gaming revenue: its own port, local by default
@@ -36,6 +46,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     sweep_interval_seconds: float = 1.0
     rollback_grace_seconds: int = 300  # how long after opening a round the aggregator may still roll it back
     data_dir: str = ".data"
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     # The signer key text (c2sp.org/signed-note) read from the file RD_AUDIT_SIGNING_KEY names; None: no checkpoints.
     audit_signing_key: str | None = None
     checkpoint_every_records: int = 100  # a table's checkpoint in the append that takes it past each multiple
@@ -48,21 +59,28 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     def production(self) -> bool:
         return self.env == "production"
 
+    @property
+    def development(self) -> bool:
+        return self.env == "development"
+
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     """Read the settings from the environment; a bad value fails here, at start-up, naming the variable."""
     env = os.environ if environ is None else environ
-    rd_env = env.get("RD_ENV", "development")
-    operators_text = env.get("RD_OPERATORS", DEV_OPERATORS)
-    operators = parse_operators(operators_text)
+    rd_env = _choice(env, "RD_ENV", "development", ENVIRONMENTS, case=str.lower)
+    operators = parse_operators(env.get("RD_OPERATORS", DEV_OPERATORS))
     auditors = parse_operators(env["RD_AUDITORS"], name="RD_AUDITORS") if env.get("RD_AUDITORS") else {}
     if both := sorted(set(operators) & set(auditors)):
         raise SettingsError(f"RD_AUDITORS: {both[0]!r} is an operator too; an auditor id must be its own")
-    if rd_env == "production" and operators_text == DEV_OPERATORS:
-        raise SettingsError("RD_OPERATORS: the demo operator credentials are refused when RD_ENV=production")
+    if rd_env == "production":
+        _check_production_secrets(operators, "RD_OPERATORS")
+        _check_production_secrets(auditors, "RD_AUDITORS")
     pool_min = _int(env, "RD_POOL_MIN_SIZE", 2, 1, 100)
     settings = Settings(
         database_url=env.get("DATABASE_URL") or None,
+        migrate_database_url=env.get("MIGRATE_DATABASE_URL") or None,
+        app_db_user=_role_name(env, "RD_APP_DB_USER", APP_DB_USER),
+        app_db_password=env.get("RD_APP_DB_PASSWORD") or None,
         host=env.get("RD_HOST", "127.0.0.1"),
         port=_int(env, "RD_PORT", 8000, 1, 65535),
         metrics_host=env.get("RD_METRICS_HOST", "127.0.0.1"),
@@ -78,6 +96,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         idempotency_retention_days=_int(env, "RD_IDEMPOTENCY_RETENTION_DAYS", 120, 1, 3650),
         data_dir=env.get("RD_DATA_DIR", ".data"),
         rollback_grace_seconds=_int(env, "RD_ROLLBACK_GRACE_SECONDS", 300, 0, 7 * 24 * 3600),
+        max_body_bytes=_int(env, "RD_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 16 * 1024 * 1024),
         audit_signing_key=_signing_key(env),
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
@@ -90,6 +109,18 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     if settings.allow_test_tables and settings.production:
         raise SettingsError("RD_ALLOW_TEST_TABLES: test tables are refused when RD_ENV=production")
     return settings
+
+
+def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
+    """A published demo secret under any id, or one too short to resist guessing, is refused in production."""
+    for cred_id, secret in credentials.items():
+        if secret.strip().lower() in DEMO_SECRETS:
+            raise SettingsError(f"{name}: {cred_id!r} uses a published demo secret, refused when RD_ENV=production")
+        if len(secret.encode()) < MIN_SECRET_BYTES:
+            raise SettingsError(
+                f"{name}: {cred_id!r} has a secret of {len(secret.encode())} bytes; RD_ENV=production needs at least "
+                f"{MIN_SECRET_BYTES} (openssl rand -hex 32)"
+            )
 
 
 def check_can_serve(settings: Settings) -> None:
@@ -154,8 +185,20 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise SettingsError(f"{name}: expected true or false, got {text!r}")
 
 
-def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = env.get(name, default).upper()
+def _choice(
+    env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...], case: Callable[[str], str] = str.upper
+) -> str:
+    value = case((env.get(name) or default).strip())
     if value not in choices:
         raise SettingsError(f"{name}: must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+_ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def _role_name(env: Mapping[str, str], name: str, default: str) -> str:
+    value = env.get(name) or default
+    if not _ROLE_NAME.fullmatch(value):
+        raise SettingsError(f"{name}: a PostgreSQL role name of lowercase letters, digits and _, got {value!r}")
     return value

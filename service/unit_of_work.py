@@ -15,7 +15,7 @@ from service.clock import Clock
 from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency_sql as keys
 from service.db_pool import acquire
-from service.errors import UNAVAILABLE, ApiError
+from service.errors import ApiError, unavailable
 from service.settings import Settings
 
 T = TypeVar("T")
@@ -76,10 +76,10 @@ async def run(runner: Runner, operator_id: str, work: Work[T]) -> T:
                 raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
             await _backoff(attempt)
             continue
-        except UNAVAILABLE:
+        except Exception as exc:
             # Safe to run again: a transaction cut before COMMIT rolled back, and one whose COMMIT landed unseen
             # replays from its idempotency key. Past the last attempt the error becomes a retryable 503.
-            if attempt == ATTEMPTS - 1:
+            if not unavailable(exc) or attempt == ATTEMPTS - 1:
                 raise
             await _backoff(attempt)
             continue

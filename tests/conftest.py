@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -14,12 +13,11 @@ from litestar.testing import AsyncTestClient
 
 from audit.signed_note import KeyPair, generate_key
 from service.app import create_app
-from service.audit_verify import broken, verify_chains
-from service.db.migrate import apply_migrations
 from service.settings import Settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
-from tests.support.database import fresh_database_name, server_url, with_database
+from tests.support.database import server_url
+from tests.support.scratch import Database, verified_scratch_database
 
 
 @pytest.fixture(scope="session")
@@ -29,35 +27,23 @@ def database_server() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-async def database_url(database_server: str) -> AsyncIterator[str]:
-    """A fresh database for this run, migrated; every audit chain in it must verify when the run ends."""
-    name = fresh_database_name()
-    admin = await asyncpg.connect(database_server)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(database_server, name)
-    conn = await asyncpg.connect(url)
-    await apply_migrations(conn)
-    await conn.close()
-    try:
-        yield url
-        await _assert_every_chain_verifies(url)
-    finally:
-        if not os.environ.get("KEEP_TEST_DB"):
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+async def database(database_server: str) -> AsyncIterator[Database]:
+    """A fresh database for this run, migrated by its owner; every audit chain in it, and every round against its
+    records, must verify when the run ends. A module with its own database overrides this fixture."""
+    async with verified_scratch_database(database_server) as database:
+        yield database
 
 
-async def _assert_every_chain_verifies(url: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        assert broken(await verify_chains(conn)) == {}
-    finally:
-        await conn.close()
+@pytest.fixture(scope="module")  # as wide as a module's own `database` may be
+def database_url(database: Database) -> str:
+    """What the app under test connects as: a login in reddog_app, never the owner, so a missing grant fails a test."""
+    return database.app_url
 
 
 @pytest.fixture
-async def db(database_url: str) -> AsyncIterator[asyncpg.Connection]:
-    conn = await asyncpg.connect(database_url)
+async def db(database: Database) -> AsyncIterator[asyncpg.Connection]:
+    """The test's own view of the database, as its owner: to set a scene and to inspect what the app did."""
+    conn = await asyncpg.connect(database.owner_url)
     yield conn
     await conn.close()
 

@@ -13,6 +13,7 @@ import msgspec
 from litestar import Request
 from litestar.di import Provide
 
+from service.api.json_keys import repeated_key
 from service.errors import ApiError
 
 _KEY = "body"
@@ -32,17 +33,20 @@ def body(model: Any, *, optional: bool = False) -> dict[str, Any]:
 
 
 async def decode_body(request: Request[Any, Any, Any]) -> None:
-    """Decode the route's body strictly into its type and keep it on the request; a bad body is a 400."""
+    """Decode the route's body strictly into its type and keep it on the request: a body that is not declared JSON is
+    a 415, a bad body or one that repeats a key is a 400. An optional body left empty needs no Content-Type."""
     model = request.route_handler.opt.get(_KEY)
     if model is None:
         return
-    raw = await request.body()
+    raw = await request.body()  # already read, within the size limit, to check the signature
     if not raw and request.route_handler.opt.get(_OPTIONAL):
         request.state.body = None
         return
+    refuse_unless_json(request.headers.get("content-type"))
     try:
         request.state.body = msgspec.json.decode(raw, type=model, strict=True)
     except msgspec.ValidationError as exc:
+        refuse_repeated_key(raw)  # a repeated key explains a refused value better (`"action":"call","action":"raise"`)
         message, _, where = str(exc).partition(" - at `")
         key = where.rstrip("`").removeprefix("$.") or "body"
         raise ApiError(
@@ -50,6 +54,22 @@ async def decode_body(request: Request[Any, Any, Any]) -> None:
         ) from None
     except msgspec.DecodeError as exc:
         raise ApiError(400, "VALIDATION_ERROR", f"the body is not valid JSON: {exc}") from None
+    refuse_repeated_key(raw)
+
+
+def refuse_repeated_key(raw: bytes) -> None:
+    """msgspec keeps the last of a repeated key silently: refuse the body rather than guess what was meant."""
+    if (key := repeated_key(raw)) is not None:
+        raise ApiError(400, "DUPLICATE_JSON_KEY", f"the body gives the key {key!r} twice in one object")
+
+
+def refuse_unless_json(content_type: str | None) -> None:
+    """The body must be declared JSON (UTF-8, as RFC 8259 requires): a form or text a client did not mean as JSON is
+    never read as such."""
+    media_type, *parameters = (content_type or "").lower().split(";")
+    charset = dict(p.strip().partition("=")[::2] for p in parameters).get("charset", "utf-8").strip('"')
+    if media_type.strip() != "application/json" or charset not in ("utf-8", "utf8"):
+        raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "the body must be sent as Content-Type: application/json")
 
 
 def body_of(request: Request[Any, Any, Any]) -> Any:

@@ -23,17 +23,20 @@ from service.inbetween_use_cases import GameView
 
 # What each problem status means on these routes (the Red Dog routes document their own codes).
 ERRORS = {
-    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), IDEMPOTENCY_KEY_REQUIRED or "
-    "DUPLICATE_HEADER",
+    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), DUPLICATE_JSON_KEY, "
+    "IDEMPOTENCY_KEY_REQUIRED or DUPLICATE_HEADER",
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
     403: "FORCED_CARDS_NOT_ALLOWED: test games and forced cards need RD_ALLOW_TEST_TABLES=true and mode test",
     404: "NOT_FOUND: no such rule set or game (for this operator)",
+    413: "BODY_TOO_LARGE: the body is over RD_MAX_BODY_BYTES (64 KiB by default)",
+    415: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as Content-Type: application/json",
     422: "VALIDATION_ERROR (unknown rule set, a seat with neither player_id nor computer, forced cards the pack "
     "cannot hold), INVALID_GAME (players, ante or rounds the rule set does not offer), BET_OVER_POT, BET_OVER_CHIPS, "
     "BET_BELOW_MINIMUM, IMPOSSIBLE_CALL (higher than aces, lower than twos)",
     503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable",
 }
 SIGNED = (400, 401, 503)
+JSON_BODY = (413, 415)  # routes that read a JSON body
 
 
 def responses(status: int, model: Any, *errors: int, conflicts: tuple[str, ...] = ()) -> dict[int, ResponseSpec]:
@@ -77,7 +80,7 @@ rulesets_router = Router(
 @post(
     "/",
     status_code=201,
-    responses=responses(201, wire.GameOut, *SIGNED, 403, 422, conflicts=KEY),
+    responses=responses(201, wire.GameOut, *SIGNED, *JSON_BODY, 403, 422, conflicts=KEY),
     summary="Start an In Between game: seat the players, take the antes, deal, play the computer seats",
     **body(wire.CreateGame),
 )
@@ -90,7 +93,7 @@ async def create_game(request: Request[Any, Any, Any], idempotency_key: Idempote
     "/{game_id:uuid}/actions",
     status_code=200,
     responses=responses(
-        200, wire.GameOut, *SIGNED, 404, 422, conflicts=(*KEY, "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER")
+        200, wire.GameOut, *SIGNED, *JSON_BODY, 404, 422, conflicts=(*KEY, "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER")
     ),
     summary="The player to act calls an ace or a pair, bets or passes; then the computer seats play",
     **body(wire.ActionIn),

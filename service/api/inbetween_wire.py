@@ -9,7 +9,7 @@ from uuid import UUID
 import msgspec
 
 from paytables.inbetween_rules import RuleTerms  # released terms are public values: shown as released
-from service.api.wire import CardCode, PlayerId, RequestBody, RevealOut
+from service.api.wire import LABEL, CardCode, PlayerId, RequestBody, RevealOut, whole
 
 # The domain's enums spelled out as literals, so the schema lists their values inline (a test keeps them equal).
 GameStatusName = Literal[
@@ -47,7 +47,9 @@ class GameSeatIn(RequestBody):
 
 
 class CreateGame(RequestBody):
-    ruleset: Annotated[str, msgspec.Meta(min_length=1, max_length=64, examples=["inbetween/nepal/v1"])]
+    ruleset: Annotated[
+        str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(LABEL), examples=["inbetween/nepal/v1"])
+    ]
     ante: Chips
     rounds: Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["until_empty"]
     seats: Annotated[list[GameSeatIn], msgspec.Meta(min_length=1, max_length=8)]

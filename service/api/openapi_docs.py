@@ -13,8 +13,8 @@ from service.errors import PROBLEM_JSON, TITLES, Problem
 from service.problem_codes import when
 
 ERRORS = {
-    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), IDEMPOTENCY_KEY_REQUIRED or "
-    "DUPLICATE_HEADER",
+    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), DUPLICATE_JSON_KEY, "
+    "IDEMPOTENCY_KEY_REQUIRED or DUPLICATE_HEADER",
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
     403: "FORCED_CARDS_NOT_ALLOWED: test tables and forced cards need RD_ALLOW_TEST_TABLES=true and a test table; "
     "AUDITOR_READ_ONLY: auditor credentials on a route that is not theirs",
@@ -22,9 +22,11 @@ ERRORS = {
     409: "IDEMPOTENCY_CONFLICT, NOT_IN_RAISE_WINDOW, RAISE_WINDOW_CLOSED, ALREADY_DECIDED, TABLE_CLOSED, "
     "ROUND_IN_PROGRESS, ROLLBACK_GRACE_EXPIRED, CHAIN_TRUNCATED (records a checkpoint signed are missing)",
     405: "METHOD_NOT_ALLOWED: the path does not take this method",
+    413: "BODY_TOO_LARGE: the body is over RD_MAX_BODY_BYTES (64 KiB by default)",
+    415: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as Content-Type: application/json",
     422: "VALIDATION_ERROR (values the rules refuse), BET_LIMIT, RAISE_EXCEEDS_ANTE",
-    503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable. CHECKPOINTS_DISABLED: the "
-    "server has no checkpoint signing key (development only)",
+    503: "SERVICE_UNAVAILABLE: the database is unreachable, refusing connections or contended; retryable. "
+    "CHECKPOINTS_DISABLED: the server has no checkpoint signing key (development only)",
 }
 
 
@@ -75,6 +77,7 @@ def problem_spec(status: int, codes: tuple[str, ...]) -> ResponseSpec:
 
 SIGNED = (400, 401)
 KEY = ("IDEMPOTENCY_CONFLICT",)  # every POST: its Idempotency-Key was used for another request
+JSON_BODY = (413, 415)  # routes that read a JSON body
 
 
 # A handler parameter so the schema lists it on every POST; authenticate() checks it first and refuses a POST

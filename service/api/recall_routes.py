@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -15,7 +16,7 @@ from litestar.params import FromPath, QueryParameter
 from service import recall_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, problem_spec, responses
+from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, problem_spec, responses
 from service.api.recall_page import CSP, render
 from service.api.recall_presenters import player_rounds_out
 from service.api.replies import read, write
@@ -34,8 +35,8 @@ async def player_rounds(
     player_id: FromPath[str],
     limit: Annotated[int, QueryParameter(ge=1, le=recall_use_cases.MAX_ROUNDS)] = 10,
 ) -> wire.PlayerRoundsOut:
-    if not 1 <= len(player_id) <= 64:
-        raise ApiError(400, "VALIDATION_ERROR", "player_id is 1-64 characters")
+    if not 1 <= len(player_id) <= 64 or not re.fullmatch(wire.PLAYER_ID, player_id):
+        raise ApiError(400, "VALIDATION_ERROR", "player_id is 1-64 of A-Z a-z 0-9 . _ : @ -")
     found = await read(request, lambda unit: recall_use_cases.player_rounds(unit, player_id, limit))
     return player_rounds_out(player_id, found)
 
@@ -51,7 +52,7 @@ def link_url(request: Request[Any, Any, Any], link: Link, signature: str) -> str
 @post(
     "/rounds/{round_id:uuid}/recall-link",
     status_code=200,
-    responses=responses(200, wire.RecallLinkOut, *SIGNED, 404, 409, conflicts=KEY),
+    responses=responses(200, wire.RecallLinkOut, *SIGNED, *JSON_BODY, 404, 409, conflicts=KEY),
     summary="A signed link that shows the round's replay page, without credentials, until it expires",
     **body(wire.RecallLinkIn, optional=True),
 )
@@ -97,7 +98,7 @@ async def recall_page(
     round_id: FromPath[UUID],
     expires: Annotated[int, QueryParameter(ge=0, le=2**40)],
     sig: Annotated[str, QueryParameter(min_length=64, max_length=64)],
-    player: Annotated[str | None, QueryParameter(max_length=64)] = None,
+    player: Annotated[str | None, QueryParameter(max_length=64, pattern=wire.whole(wire.PLAYER_ID))] = None,
 ) -> Response[str]:
     link = Link(round_id=round_id, player_id=player, expires=expires)
     page = await run(request.app.state.runner, "recall", lambda unit: recall_use_cases.open_link(unit, link, sig))

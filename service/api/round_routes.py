@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -14,10 +14,12 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from service import round_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 from service.errors import ApiError
 from service.round_use_cases import RoundQuery, RoundView
+
+WITH_OFFSET = "ISO 8601; one without a zone is read as UTC; between 0001-01-01 and 9999-12-31 in UTC"
 
 
 def _present(view: RoundView) -> bytes:
@@ -28,7 +30,15 @@ def _present(view: RoundView) -> bytes:
     "/tables/{table_id:uuid}/rounds",
     status_code=201,
     responses=responses(
-        201, wire.RoundOut, *SIGNED, 403, 404, 409, 422, conflicts=(*KEY, "TABLE_CLOSED", "ROUND_IN_PROGRESS")
+        201,
+        wire.RoundOut,
+        *SIGNED,
+        *JSON_BODY,
+        403,
+        404,
+        409,
+        422,
+        conflicts=(*KEY, "TABLE_CLOSED", "ROUND_IN_PROGRESS"),
     ),
     summary="Open a round: take the antes, deal the two posts",
     **body(wire.CreateRound),
@@ -47,6 +57,7 @@ async def create_round(
         200,
         wire.RoundOut,
         *SIGNED,
+        *JSON_BODY,
         404,
         409,
         422,
@@ -65,7 +76,7 @@ async def decide(
 @post(
     "/rounds/{round_id:uuid}/close",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
+    responses=responses(200, wire.RoundOut, *SIGNED, *JSON_BODY, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
     summary="The dealer closes the raise window now; undecided bets call. The body is optional",
     **body(wire.CloseIn, optional=True),
 )
@@ -80,7 +91,7 @@ async def close_round(
 @post(
     "/rounds/{round_id:uuid}/void",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
+    responses=responses(200, wire.RoundOut, *SIGNED, *JSON_BODY, 404, 409, conflicts=(*KEY, "NOT_IN_RAISE_WINDOW")),
     summary="Void an unsettled round: every stake is refunded",
     **body(wire.VoidIn),
 )
@@ -116,12 +127,16 @@ async def get_round(request: Request[Any, Any, Any], round_id: FromPath[UUID]) -
 async def list_rounds(
     request: Request[Any, Any, Any],
     table_id: FromQuery[UUID | None] = None,
-    player_id: Annotated[str | None, QueryParameter(max_length=64)] = None,
+    player_id: Annotated[str | None, QueryParameter(max_length=64, pattern=wire.whole(wire.PLAYER_ID))] = None,
     status: FromQuery[wire.RoundStatusName | None] = None,
-    opened_from: Annotated[datetime | None, QueryParameter(name="from", description="opened at or after")] = None,
-    opened_to: Annotated[datetime | None, QueryParameter(name="to", description="opened before")] = None,
-    settled_from: Annotated[datetime | None, QueryParameter(description="settled at or after")] = None,
-    settled_to: Annotated[datetime | None, QueryParameter(description="settled before")] = None,
+    opened_from: Annotated[
+        datetime | None, QueryParameter(name="from", description=f"opened at or after; {WITH_OFFSET}")
+    ] = None,
+    opened_to: Annotated[
+        datetime | None, QueryParameter(name="to", description=f"opened before; {WITH_OFFSET}")
+    ] = None,
+    settled_from: Annotated[datetime | None, QueryParameter(description=f"settled at or after; {WITH_OFFSET}")] = None,
+    settled_to: Annotated[datetime | None, QueryParameter(description=f"settled before; {WITH_OFFSET}")] = None,
     limit: Annotated[int, QueryParameter(ge=1, le=200)] = 50,
     cursor: Annotated[str | None, QueryParameter(max_length=200)] = None,
 ) -> wire.RoundPage:
@@ -129,10 +144,10 @@ async def list_rounds(
         table_id=table_id,
         player_id=player_id,
         status=status,
-        opened_from=opened_from,
-        opened_to=opened_to,
-        settled_from=settled_from,
-        settled_to=settled_to,
+        opened_from=query_time("from", opened_from),
+        opened_to=query_time("to", opened_to),
+        settled_from=query_time("settled_from", settled_from),
+        settled_to=query_time("settled_to", settled_to),
         before=None if cursor is None else decode_cursor(cursor),
         limit=limit + 1,  # one more than asked tells whether there is a next page
     )
@@ -140,6 +155,19 @@ async def list_rounds(
     page = found[:limit]
     next_cursor = encode_cursor(page[-1]) if len(found) > limit else None
     return presenters.round_page(page, next_cursor)
+
+
+def query_time(name: str, value: datetime | None) -> datetime | None:
+    """A time to compare in SQL, in UTC: one without a zone is read as UTC (as documented), and it must lie in the
+    range every layer can hold once in UTC (0001-01-01T00:00:00+14:00 is the year 0 there)."""
+    if value is None:
+        return None
+    if value.utcoffset() is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ApiError(400, "VALIDATION_ERROR", f"{name}: outside 0001-01-01..9999-12-31 in UTC") from None
 
 
 def encode_cursor(view: RoundView) -> str:
@@ -152,10 +180,10 @@ def decode_cursor(cursor: str) -> tuple[datetime, UUID]:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         at, _, round_id = text.partition("|")
         opened = datetime.fromisoformat(at)
-        if opened.tzinfo is None:
+        if opened.utcoffset() is None:
             raise ValueError("naive timestamp")
-        return opened, UUID(round_id)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return opened.astimezone(UTC), UUID(round_id)
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError):
         raise ApiError(400, "VALIDATION_ERROR", "cursor is not one this API issued") from None
 
 

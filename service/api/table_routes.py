@@ -11,7 +11,7 @@ from litestar.params import FromPath
 from service import table_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import KEY, SIGNED, IdempotencyKey, responses
+from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
 
 
@@ -22,7 +22,7 @@ def _present(table: Any) -> bytes:
 @post(
     "/tables",
     status_code=201,
-    responses=responses(201, wire.TableOut, *SIGNED, 403, 409, 422, conflicts=KEY),
+    responses=responses(201, wire.TableOut, *SIGNED, *JSON_BODY, 403, 409, 422, conflicts=KEY),
     summary="Open a table",
     **body(wire.CreateTable),
 )

@@ -23,18 +23,30 @@ TransactionKindName = Literal["ante", "raise", "payout", "post_penalty", "refund
 DirectionName = Literal["debit", "credit"]
 PostRuleName = Literal["lose", "lose_double"]
 
+
+def whole(pattern: str) -> str:
+    """A pattern a value must match as a whole. msgspec uses re.search, where `$` also matches before a final newline
+    (so `^[A-Z]{3}$` takes "EUR\\n"); `$(?!\\n)` ends at the very end in Python and reads the same in the OpenAPI
+    schema's JavaScript regexes, which `\\Z` would not."""
+    return f"^(?:{pattern})$(?!\\n)"
+
+
+PLAYER_ID = r"[A-Za-z0-9._:@-]+"
+LABEL = r"[^\x00-\x1f\x7f]+"  # one line of text: no control characters (PostgreSQL's text cannot hold NUL at all)
+PROSE = r"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+"  # text that may run over lines: tab, newline, return allowed
+
 MAX_AMOUNT = 10**12  # a trillion minor units: far above any table limit, far below bigint overflow
 Amount = Annotated[int, msgspec.Meta(ge=1, le=MAX_AMOUNT, description="integer minor units of the table currency")]
-PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
-CARD_PATTERN = r"^[2-9TJQKA][SHDC]$"
-CardCode = Annotated[str, msgspec.Meta(pattern=CARD_PATTERN, description="rank 23456789TJQKA + suit SHDC")]
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(PLAYER_ID))]
+CARD_PATTERN = r"^[2-9TJQKA][SHDC]$"  # as the document shows it: anchored in the JavaScript regexes schemas use
+CardCode = Annotated[str, msgspec.Meta(pattern=whole("[2-9TJQKA][SHDC]"), description="rank 23456789TJQKA + suit SHDC")]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=whole(LABEL))]
 Actor = Annotated[
     str,
     msgspec.Meta(
         min_length=1,
         max_length=128,
-        pattern=r"^[\x20-\x7e]+$",
+        pattern=whole(r"[\x20-\x7e]+"),
         description="who asked for this (a dealer, a supervisor, a support ticket): recorded in the audit log",
     ),
 ]
@@ -50,8 +62,8 @@ class RequestBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class CreateTable(RequestBody):
     name: Name
-    paytable: Annotated[str, msgspec.Meta(min_length=1, max_length=64, examples=["standard/v1"])]
-    currency: Annotated[str, msgspec.Meta(pattern=r"^[A-Z]{3}$", description="ISO 4217 code", examples=["EUR"])]
+    paytable: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(LABEL), examples=["standard/v1"])]
+    currency: Annotated[str, msgspec.Meta(pattern=whole("[A-Z]{3}"), description="ISO 4217 code", examples=["EUR"])]
     min_ante: Amount
     max_ante: Amount
     decks: Annotated[int, msgspec.Meta(ge=1, le=8)] = 6
@@ -85,7 +97,7 @@ class CreateRound(RequestBody):
     ) = None
 
 
-BetId = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+BetId = Annotated[str, msgspec.Meta(min_length=1, max_length=80, pattern=whole(LABEL))]
 
 
 class RaiseIn(RequestBody, tag_field="action", tag="raise"):
@@ -105,7 +117,7 @@ DecisionIn = RaiseIn | CallIn  # tagged by `action`
 
 
 class VoidIn(RequestBody):
-    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+    reason: Annotated[str, msgspec.Meta(min_length=1, max_length=500, pattern=whole(PROSE))]
     requested_by: Actor | None = None
 
 

@@ -8,6 +8,7 @@ from importlib import resources
 from audit.system_events import MigrationApplied
 from service.clock import system_clock
 from service.db import Conn, system_sql
+from service.db.app_login import ensure_app_login
 
 LOCK_KEY = 0x5245_4444_4F47  # "REDDOG": one advisory lock for every replica's migration run
 
@@ -19,8 +20,9 @@ def migration_files() -> list[tuple[str, str]]:
     return [(f.name.removesuffix(".sql"), f.read_text(encoding="utf-8")) for f in files]
 
 
-async def apply_migrations(conn: Conn) -> list[str]:
-    """Apply what is missing; returns the versions applied now."""
+async def apply_migrations(conn: Conn, *, app_login: tuple[str, str] | None = None) -> list[str]:
+    """Apply what is missing; returns the versions applied now. With `app_login` (user, password), then create or
+    update the service's login role in reddog_app, under the same lock."""
     await conn.execute("SELECT pg_advisory_lock($1)", LOCK_KEY)
     try:
         await conn.execute(
@@ -41,6 +43,8 @@ async def apply_migrations(conn: Conn) -> list[str]:
             now = system_clock()
             events = [MigrationApplied(version=v, sha256=_sha256(sql), applied_at=now) for v, sql in ran]
             await system_sql.append_now(conn, events, now)
+        if app_login is not None:
+            await ensure_app_login(conn, *app_login)
         return applied
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", LOCK_KEY)

@@ -19,7 +19,7 @@ from audit.verify_export import verify_lines
 from tests.api.helpers import decide, open_round, problem
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
-from tests.support.scratch import verified_scratch_database
+from tests.support.scratch import Database, verified_scratch_database
 
 PAYTABLES = ["standard/v1", "generous/v1", "post-double/v1"]
 # (forced cards, what each bet does): every outcome of the posts and the third card, and every way a window ends
@@ -50,10 +50,10 @@ LIVE = [("standard/v1", 6, "per_round"), ("generous/v1", 1, "cut_card"), ("post-
 
 
 @pytest.fixture(scope="module")
-async def database_url(database_server: str) -> AsyncIterator[str]:
+async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database, so an auditor's export of every operator's chains holds only these tables."""
-    async with verified_scratch_database(database_server) as url:
-        yield url
+    async with verified_scratch_database(database_server) as database:
+        yield database
 
 
 async def pages(api: Signed, query: str = "", limit: int = 400) -> tuple[list[Line], list[bytes]]:

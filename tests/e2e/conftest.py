@@ -18,8 +18,9 @@ Sample = tuple[str, frozenset[tuple[str, str]]]
 
 @pytest.fixture(scope="session")
 async def served_database(database_server: str) -> AsyncIterator[str]:
-    async with verified_scratch_database(database_server) as url:
-        yield url
+    """Migrated by its owner; the served process connects as a login in reddog_app, as in production."""
+    async with verified_scratch_database(database_server) as database:
+        yield database.app_url
 
 
 @pytest.fixture(scope="session")

@@ -23,7 +23,7 @@ from service.sweeper import sweep
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.live import live
-from tests.support.scratch import verified_scratch_database
+from tests.support.scratch import Database, verified_scratch_database
 
 T = TypeVar("T")
 # 3-J is a spread of 7 at 1 to 1 and a 9 falls between; 4-T is a spread of 5 and a king falls outside.
@@ -32,10 +32,10 @@ LONG = 300  # a window no test here outlives, so the only expired rounds the swe
 
 
 @pytest.fixture(scope="module")
-async def database_url(database_server: str) -> AsyncIterator[str]:
+async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database: the sweeps raced here count every expired round in it."""
-    async with verified_scratch_database(database_server) as url:
-        yield url
+    async with verified_scratch_database(database_server) as database:
+        yield database
 
 
 async def after(delay: float, work: Awaitable[T]) -> T:

@@ -9,14 +9,14 @@ import pytest
 
 from service.settings import Settings
 from tests.support.live import live
-from tests.support.scratch import verified_scratch_database
+from tests.support.scratch import Database, verified_scratch_database
 
 
 @pytest.fixture(scope="module")
-async def database_url(database_server: str) -> AsyncIterator[str]:
+async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database: it terminates every other connection to it."""
-    async with verified_scratch_database(database_server) as url:
-        yield url
+    async with verified_scratch_database(database_server) as database:
+        yield database
 
 
 async def _drop_service_connections(db: asyncpg.Connection) -> int:

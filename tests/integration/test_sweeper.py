@@ -21,14 +21,14 @@ from tests.conftest import make_settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.live import live
-from tests.support.scratch import verified_scratch_database
+from tests.support.scratch import Database, verified_scratch_database
 
 
 @pytest.fixture(scope="module")
-async def database_url(database_server: str) -> AsyncIterator[str]:
+async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database: a sweep claims every expired round in it, so no other test's may be there."""
-    async with verified_scratch_database(database_server) as url:
-        yield url
+    async with verified_scratch_database(database_server) as database:
+        yield database
 
 
 async def expiring_round(api: Signed) -> Any:

@@ -21,14 +21,14 @@ from service.settings import Settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.live import live
-from tests.support.scratch import verified_scratch_database
+from tests.support.scratch import Database, verified_scratch_database
 
 
 @pytest.fixture(scope="module")
-async def database_url(database_server: str) -> AsyncIterator[str]:
+async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database: a pass counts every open window in it, so no other test's rounds may be there."""
-    async with verified_scratch_database(database_server) as url:
-        yield url
+    async with verified_scratch_database(database_server) as database:
+        yield database
 
 
 def sample(name: str) -> float:

@@ -84,8 +84,8 @@ async def test_a_start_and_a_stop_are_recorded_with_version_revision_and_setting
 
 
 async def test_each_migration_applied_is_recorded_with_the_sha256_of_its_file(database_server: str) -> None:
-    async with verified_scratch_database(database_server) as url:
-        db = await asyncpg.connect(url)
+    async with verified_scratch_database(database_server) as database:
+        db = await asyncpg.connect(database.owner_url)
         try:
             events = [r.event for _, r in await system_records(db)]
         finally:

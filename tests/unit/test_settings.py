@@ -43,14 +43,71 @@ def test_a_bad_setting_fails_naming_its_variable(name: str, value: str) -> None:
         from_env(env)
 
 
+STRONG = "k" * 32  # 32 bytes: the least production takes
+
+
 def test_production_refuses_the_demo_operator_credentials() -> None:
     with pytest.raises(SettingsError, match="RD_OPERATORS"):
         from_env({"RD_ENV": "production"})
-    assert from_env({"RD_ENV": "production", "RD_OPERATORS": "acme:long-random-secret"}).production
+    assert from_env({"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}"}).production
+
+
+@pytest.mark.parametrize("spelling", ["production", "Production", "PRODUCTION", " production "])
+def test_rd_env_is_read_whatever_its_case_so_production_is_never_taken_for_development(spelling: str) -> None:
+    with pytest.raises(SettingsError, match="RD_OPERATORS"):
+        from_env({"RD_ENV": spelling})
+    settings = from_env({"RD_ENV": spelling, "RD_OPERATORS": f"acme:{STRONG}"})
+    assert (settings.production, settings.development, settings.env) == (True, False, "production")
+
+
+@pytest.mark.parametrize("value", ["prod", "Prodution", "live"])
+def test_an_unknown_rd_env_stops_start_up_rather_than_counting_as_development(value: str) -> None:
+    with pytest.raises(SettingsError, match="RD_ENV"):
+        from_env({"RD_ENV": value})
+
+
+@pytest.mark.parametrize("secret", ["demo-secret", "Demo-Secret", "replace-with-a-long-random-secret", "replace-me"])
+@pytest.mark.parametrize("name", ["RD_OPERATORS", "RD_AUDITORS"])
+def test_production_refuses_a_published_demo_secret_under_any_id(name: str, secret: str) -> None:
+    env = {"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}", name: f"someone-else:{secret}"}
+    with pytest.raises(SettingsError, match=name):
+        from_env(env)
+
+
+@pytest.mark.parametrize("name", ["RD_OPERATORS", "RD_AUDITORS"])
+def test_production_needs_secrets_of_at_least_32_bytes(name: str) -> None:
+    env = {"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}"}
+    with pytest.raises(SettingsError, match=name):
+        from_env({**env, name: "x:" + "k" * 31})
+    with pytest.raises(SettingsError, match=name):
+        from_env({**env, name: "x:1"})
+    # 16 two-byte characters are 32 bytes: the limit is on the key's bytes, not its characters
+    assert from_env({**env, name: "x:" + "é" * 16}).production
+
+
+def test_development_and_staging_take_short_secrets() -> None:
+    for env in ("development", "staging"):
+        assert from_env({"RD_ENV": env, "RD_OPERATORS": "acme:x"}).operators == {"acme": "x"}
+
+
+def test_the_request_body_limit_defaults_to_64_kib_and_is_configurable() -> None:
+    assert from_env({}).max_body_bytes == 65536
+    assert from_env({"RD_MAX_BODY_BYTES": "4096"}).max_body_bytes == 4096
+    with pytest.raises(SettingsError, match="RD_MAX_BODY_BYTES"):
+        from_env({"RD_MAX_BODY_BYTES": "0"})
+
+
+def test_migrations_use_their_own_url_and_the_app_login_has_a_checked_name() -> None:
+    settings = from_env({"DATABASE_URL": "postgresql://svc@h/db", "MIGRATE_DATABASE_URL": "postgresql://own@h/db"})
+    assert (settings.database_url, settings.migrate_database_url) == ("postgresql://svc@h/db", "postgresql://own@h/db")
+    assert (settings.app_db_user, settings.app_db_password) == ("reddog_service", None)
+    assert from_env({"RD_APP_DB_USER": "svc_2", "RD_APP_DB_PASSWORD": "pw"}).app_db_password == "pw"
+    with pytest.raises(SettingsError, match="RD_APP_DB_USER"):
+        from_env({"RD_APP_DB_USER": 'x"; DROP ROLE y; --'})
 
 
 def test_production_refuses_test_tables() -> None:
-    env = {"RD_ENV": "production", "RD_OPERATORS": "acme:x", "RD_ALLOW_TEST_TABLES": "true"}
+    env = {"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}", "RD_ALLOW_TEST_TABLES": "true"}
     with pytest.raises(SettingsError, match="RD_ALLOW_TEST_TABLES"):
         from_env(env)
 
