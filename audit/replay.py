@@ -9,6 +9,7 @@ against its commitment, the order against a real shoe, the cut card against the 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 
 import msgspec
 
@@ -32,6 +33,7 @@ from paytables.events import (
     DecidedBy,
     Event,
     RoundOpened,
+    RoundRolledBack,
     RoundSettled,
     RoundVoided,
     ShoeRevealed,
@@ -80,6 +82,18 @@ class ReplayReport(msgspec.Struct, frozen=True, kw_only=True):
     system_records: int = 0  # the system chain's: verified by `verify`; no rounds in them
 
 
+ROLLBACK_WINDOW = timedelta(days=7)  # the longest grace period RD_ROLLBACK_GRACE_SECONDS allows
+PRUNE_AT = 50_000  # rounds kept for a late rollback before the older ones are let go
+
+
+class Finished(msgspec.Struct, frozen=True, kw_only=True):
+    """A replayed round, kept in case a rollback of it comes later in the chain."""
+
+    recorded: RecordedRound
+    shoe: Shoe  # as it stood when the round was dealt from it
+    matched: bool
+
+
 class Replayer:
     """Feed it an export's lines; `report()` says which rounds re-ran to exactly their records and which did not."""
 
@@ -88,6 +102,7 @@ class Replayer:
         self.shoes: dict[str, ShoeTrack] = {}
         self.revealed: set[str] = set()  # commitments already revealed: no card may come from them any more
         self.rounds: dict[str, RecordedRound] = {}  # opened and not yet replayed
+        self.finished: dict[str, Finished] = {}  # replayed, and may yet be rolled back
         self.mismatches: list[Mismatch] = []
         self.stats = ReplayStats()
         self.replayed = self.matched = self.partial = self.schema1 = self.system = 0
@@ -154,6 +169,12 @@ class Replayer:
                 recorded = self._round(table_id, event.round_id, record.test)
                 recorded.events.append(event)
                 recorded.ended = event
+            case RoundRolledBack() if event.round_id in self.finished:
+                self._rolled_back_later(event)
+            case RoundRolledBack():
+                recorded = self._round(table_id, event.round_id, record.test)
+                recorded.events.append(event)
+                recorded.rolled_back = event
             case SpreadAnnounced() | BetSettled():
                 self._round(table_id, event.round_id, record.test).events.append(event)
             case RoundOpened():
@@ -237,7 +258,7 @@ class Replayer:
         cut = None if shuffled is None else shuffled.cut_position
         for recorded in shoe.rounds:
             self.rounds.pop(recorded.round_id, None)
-            if recorded.ended is None:
+            if not recorded.finished:
                 detail = f"its {name(revealed.commitment)} was revealed while the round was open"
                 self._mismatch(table_id, recorded.round_id, detail)
                 continue
@@ -276,7 +297,33 @@ class Replayer:
         if not problems:
             self.matched += 1
         self.stats.add(opened.paytable, opened.decks, recorded.test, recorded.events)
+        self._keep_for_a_rollback(recorded, shoe, matched=not problems)
         return shoe.position + recorded.card_count() if step is None else step.shoe.position
+
+    def _keep_for_a_rollback(self, recorded: RecordedRound, shoe: Shoe, *, matched: bool) -> None:
+        """A round that ended may still be rolled back, later in the chain but within the grace period (at most
+        ROLLBACK_WINDOW of chain time): keep what re-running it again needs until then."""
+        if recorded.rolled_back is not None or recorded.opened is None:
+            return
+        self.finished[recorded.round_id] = Finished(recorded=recorded, shoe=shoe, matched=matched)
+        if len(self.finished) > PRUNE_AT:
+            oldest = recorded.opened.opened_at - ROLLBACK_WINDOW
+            self.finished = {
+                k: f for k, f in self.finished.items() if f.recorded.opened and f.recorded.opened.opened_at >= oldest
+            }
+
+    def _rolled_back_later(self, event: RoundRolledBack) -> None:
+        """A round replayed when it ended was rolled back since: take back what it counted and re-run it whole."""
+        done = self.finished.pop(event.round_id)
+        recorded, opened = done.recorded, done.recorded.opened
+        assert opened is not None
+        self.stats.remove(opened.paytable, opened.decks, recorded.test, recorded.events)
+        if self.rerun:
+            self.replayed -= 1
+            self.matched -= done.matched
+        recorded.events.append(event)
+        recorded.rolled_back = event
+        self._replay_round(recorded, done.shoe)
 
     def recorded_states(self) -> dict[str, Round]:
         """Every round's state as its records describe it (`keep_states`): what the stored rounds must equal."""
@@ -287,8 +334,8 @@ class Replayer:
         return states
 
     def report(self) -> ReplayReport:
-        open_rounds = sum(1 for r in self.rounds.values() if r.ended is None and r.opened is not None)
-        unrevealed = sum(1 for r in self.rounds.values() if r.ended is not None and r.opened is not None)
+        open_rounds = sum(1 for r in self.rounds.values() if not r.finished and r.opened is not None)
+        unrevealed = sum(1 for r in self.rounds.values() if r.finished and r.opened is not None)
         mismatches = list(self.mismatches)
         for table_id, table in self.tables.items():
             if table.early is not None:

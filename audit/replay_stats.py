@@ -14,7 +14,7 @@ import msgspec
 
 from paytables import loader
 from paytables.chi_square import outcome_chi_square, outcome_probabilities
-from paytables.events import BetSettled, Event, RoundSettled, SpreadAnnounced
+from paytables.events import BetSettled, Event, RoundRolledBack, RoundSettled, SpreadAnnounced
 from paytables.red_dog import Direction, Outcome
 from paytables.rtp import decimal_string
 
@@ -30,6 +30,7 @@ class GroupSummary(msgspec.Struct, frozen=True, kw_only=True):
     decks: int
     rounds: int  # settled rounds
     voided: int
+    rolled_back: int  # undone by the aggregator: nothing of them counts
     bets: int
     wagered: int  # every debit: antes, raises, post penalties
     paid: int  # every credit: payouts (refunds of voided rounds are not counted)
@@ -41,10 +42,10 @@ class GroupSummary(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class _Tally:
-    __slots__ = ("bets", "hands", "outcomes", "paid", "rounds", "voided", "wagered")
+    __slots__ = ("bets", "hands", "outcomes", "paid", "rolled_back", "rounds", "voided", "wagered")
 
     def __init__(self) -> None:
-        self.rounds = self.voided = self.bets = self.wagered = self.paid = 0
+        self.rounds = self.voided = self.rolled_back = self.bets = self.wagered = self.paid = 0
         self.hands = 0  # outcomes observed: one a shared round, one a bet of a per-seat round
         self.outcomes: Counter[str] = Counter()
 
@@ -56,13 +57,17 @@ class ReplayStats:
         self.tallies: dict[tuple[str, int], _Tally] = {}
         self.test_rounds = 0
 
-    def add(self, paytable: str, decks: int, test: bool, events: list[Event]) -> None:
+    def add(self, paytable: str, decks: int, test: bool, events: list[Event], sign: int = 1) -> None:
+        """Count a replayed round; `sign` -1 takes back what an earlier add of the same round counted."""
         if test:
-            self.test_rounds += 1
+            self.test_rounds += sign
             return
         tally = self.tallies.get((paytable, decks))
         if tally is None:
             tally = self.tallies[(paytable, decks)] = _Tally()
+        if any(type(event) is RoundRolledBack for event in events):  # every transaction reversed
+            tally.rolled_back += sign
+            return
         settled = spread = None
         hands: list[BetSettled] = []  # a per-seat round's settled hands
         spreads: dict[str, int] = {}  # a per-seat round's spreads, by bet
@@ -72,14 +77,14 @@ class ReplayStats:
                 assert isinstance(event, BetSettled)
                 if event.result == "void":
                     continue
-                tally.bets += 1
+                tally.bets += sign
                 if event.outcome is not None:
                     hands.append(event)
                 for move in event.transactions:
                     if move.type is Direction.CREDIT:
-                        tally.paid += move.amount
+                        tally.paid += sign * move.amount
                     else:
-                        tally.wagered += move.amount
+                        tally.wagered += sign * move.amount
             elif kind is RoundSettled:
                 settled = event
             elif kind is SpreadAnnounced:
@@ -88,18 +93,22 @@ class ReplayStats:
                 if event.bet_id is not None:
                     spreads[event.bet_id] = event.spread
         if not isinstance(settled, RoundSettled):
-            tally.voided += 1
+            tally.voided += sign
             return
-        tally.rounds += 1
+        tally.rounds += sign
         # Each per-seat hand is dealt as a fresh shoe's first three cards would be, so it counts as one observation.
         if settled.outcome is None:
             for hand in hands:
                 assert hand.outcome is not None
-                tally.outcomes[_outcome_name(hand.outcome, spreads.get(hand.bet_id))] += 1
-            tally.hands += len(hands)
+                tally.outcomes[_outcome_name(hand.outcome, spreads.get(hand.bet_id))] += sign
+            tally.hands += sign * len(hands)
         else:
-            tally.outcomes[_outcome_name(settled.outcome, spread)] += 1
-            tally.hands += 1
+            tally.outcomes[_outcome_name(settled.outcome, spread)] += sign
+            tally.hands += sign
+
+    def remove(self, paytable: str, decks: int, test: bool, events: list[Event]) -> None:
+        """Take back a round counted before (its rollback came later in the chain)."""
+        self.add(paytable, decks, test, events, sign=-1)
 
     def summary(self) -> list[GroupSummary]:
         return [self._group(key, tally) for key, tally in sorted(self.tallies.items())]
@@ -121,6 +130,7 @@ class ReplayStats:
             decks=decks,
             rounds=tally.rounds,
             voided=tally.voided,
+            rolled_back=tally.rolled_back,
             bets=tally.bets,
             wagered=tally.wagered,
             paid=tally.paid,

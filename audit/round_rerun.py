@@ -8,12 +8,12 @@ afresh, and every one must equal its record field for field.
 from __future__ import annotations
 
 import functools
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
 
-from paytables import loader
+from paytables import loader, round_rollback
 from paytables import round as game
 from paytables.events import (
     BetSettled,
@@ -22,12 +22,13 @@ from paytables.events import (
     DecidedBy,
     Event,
     RoundOpened,
+    RoundRolledBack,
     RoundSettled,
     RoundVoided,
     SpreadAnnounced,
 )
 from paytables.paytable import Paytable
-from paytables.red_dog import Decision, Outcome, RuleError
+from paytables.red_dog import Decision, Direction, Outcome, Result, RuleError, transaction_total
 from paytables.refusals import GameError
 from paytables.round import DealtCard, Round, RoundStatus, Step
 from paytables.table import TableSettings
@@ -37,7 +38,7 @@ from shoe.shoe import Shoe, ShoeError
 class RecordedRound:
     """A round's records as they were read, in chain order; `events` holds them all, the rest indexes them."""
 
-    __slots__ = ("decided_at", "ended", "events", "opened", "round_id", "table_id", "test")
+    __slots__ = ("decided_at", "ended", "events", "opened", "rolled_back", "round_id", "table_id", "test")
 
     def __init__(self, round_id: str, table_id: str, test: bool) -> None:
         self.round_id = round_id
@@ -47,6 +48,12 @@ class RecordedRound:
         self.events: list[Event] = []
         self.decided_at: list[datetime] = []  # recorded_at of each player decision, in order
         self.ended: RoundSettled | RoundVoided | None = None
+        self.rolled_back: RoundRolledBack | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Over, by settlement, void or rollback: its shoe may be revealed and the round re-run."""
+        return self.ended is not None or self.rolled_back is not None
 
     def first_shoe_index(self) -> int | None:
         for event in self.events:
@@ -114,6 +121,18 @@ def _play(recorded: RecordedRound, opened: RoundOpened, shoe: Shoe, paytable: Pa
         if isinstance(last, str):
             return last
         step = last
+        events.extend(step.events)
+    rolled = recorded.rolled_back
+    if rolled is not None:  # the grace period held when it was asked for: the record says it was done
+        step = round_rollback.rollback(
+            step.round,
+            step.shoe,
+            paytable,
+            reason=rolled.reason,
+            now=rolled.rolled_back_at,
+            actor=rolled.actor,
+            grace=timedelta.max,
+        )
         events.extend(step.events)
     return msgspec.structs.replace(step, events=tuple(events))
 
@@ -242,6 +261,23 @@ def _fold(rnd: Round, event: Event, bets: dict[str, game.Bet], cards: list[Dealt
             return msgspec.structs.replace(rnd, status=RoundStatus.SETTLED, outcome=outcome, settled_at=at)
         case RoundVoided(reason=reason, voided_at=at):
             return msgspec.structs.replace(rnd, status=RoundStatus.VOID, settled_at=at, void_reason=reason)
+        case RoundRolledBack(reason=reason, rolled_back_at=at):
+            for rolled in event.bets:
+                if rolled.bet_id in bets:
+                    bets[rolled.bet_id] = msgspec.structs.replace(
+                        bets[rolled.bet_id],
+                        result=Result.ROLLED_BACK,
+                        payout=sum(t.amount for t in rolled.transactions if t.type is Direction.CREDIT),
+                        net=transaction_total(rolled.transactions),
+                        transactions=rolled.transactions,
+                    )
+            return msgspec.structs.replace(
+                rnd,
+                status=RoundStatus.ROLLED_BACK,
+                settled_at=rnd.settled_at or at,
+                rolled_back_at=at,
+                rollback_reason=reason,
+            )
     return rnd
 
 

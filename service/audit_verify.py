@@ -14,14 +14,15 @@ import msgspec
 
 from audit.chain import ChainReport, envelope, verify
 from audit.records import decode_record
-from paytables.events import BetSettled, Event, RoundOpened, RoundSettled, RoundVoided
+from paytables.events import BetSettled, Event, RoundOpened, RoundRolledBack, RoundSettled, RoundVoided
+from paytables.red_dog import Result
 from paytables.round import Round, RoundStatus
 from service.db import Conn, audit_sql, inbetween_sql
 from service.db.system_sql import SYSTEM_CHAIN, system_chain_exists
 
 # What a round's stored state must share with its bet_settled records, bet by bet.
 SETTLED_FIELDS = ("player_id", "ante", "raise_amount", "decision", "result", "payout", "net", "transactions")
-RECONCILED_KINDS = ("round_opened", "bet_settled", "round_settled", "round_voided")
+RECONCILED_KINDS = ("round_opened", "bet_settled", "round_settled", "round_voided", "round_rolled_back")
 _decode_round = msgspec.json.Decoder(Round).decode
 
 
@@ -109,8 +110,11 @@ def round_problems(status: str, rnd: Round, events: Sequence[Event]) -> list[str
     else:
         problems.extend(_opening_problems(rnd, opened[0]))
     settled = {e.bet_id: e for e in events if isinstance(e, BetSettled)}
-    if recorded is not RoundStatus.RAISE_WINDOW or settled:
-        problems.extend(_bet_problems(rnd, settled))
+    rolled = [e for e in events if isinstance(e, RoundRolledBack)]
+    if rolled:
+        problems.extend(_rollback_problems(rnd, rolled[-1]))
+    elif recorded is not RoundStatus.RAISE_WINDOW or settled:
+        problems.extend(_bet_problems(rnd, settled, still_open=recorded is RoundStatus.RAISE_WINDOW))
     for event in events:
         if isinstance(event, RoundSettled) and (rnd.outcome, rnd.settled_at) != (event.outcome, event.settled_at):
             problems.append("rounds.state's outcome or settled_at differs from round_settled")
@@ -120,6 +124,8 @@ def round_problems(status: str, rnd: Round, events: Sequence[Event]) -> list[str
 
 
 def _recorded_status(events: Sequence[Event]) -> RoundStatus:
+    if any(isinstance(e, RoundRolledBack) for e in events):
+        return RoundStatus.ROLLED_BACK
     if any(isinstance(e, RoundVoided) for e in events):
         return RoundStatus.VOID
     if any(isinstance(e, RoundSettled) for e in events):
@@ -136,17 +142,37 @@ def _opening_problems(rnd: Round, opened: RoundOpened) -> list[str]:
     return problems
 
 
-def _bet_problems(rnd: Round, settled: dict[str, BetSettled]) -> list[str]:
+def _bet_problems(rnd: Round, settled: dict[str, BetSettled], *, still_open: bool) -> list[str]:
     problems: list[str] = []
     for bet in rnd.bets:
         record = settled.get(bet.bet_id)
         if record is None:
-            problems.append(f"bet {bet.bet_id} has no bet_settled record")
+            if not (still_open and bet.result is None):  # a per-seat round's spread bet waits while others settled
+                problems.append(f"bet {bet.bet_id} has no bet_settled record")
             continue
         differ = [name for name in SETTLED_FIELDS if getattr(bet, name) != getattr(record, name)]
         if differ:
             problems.append(f"bet {bet.bet_id}: rounds.state's {', '.join(differ)} differ from bet_settled")
     problems.extend(f"bet_settled for {bet_id}, a bet rounds.state lacks" for bet_id in settled.keys() - _ids(rnd))
+    return problems
+
+
+def _rollback_problems(rnd: Round, rolled: RoundRolledBack) -> list[str]:
+    """A rolled-back round's bets hold what the rollback record lists: every movement and its reversal."""
+    problems: list[str] = []
+    if (rnd.rollback_reason, rnd.rolled_back_at) != (rolled.reason, rolled.rolled_back_at):
+        problems.append("rounds.state's rollback reason or time differs from round_rolled_back")
+    recorded = {b.bet_id: b for b in rolled.bets}
+    for bet in rnd.bets:
+        record = recorded.get(bet.bet_id)
+        if record is None:
+            problems.append(f"bet {bet.bet_id} is missing from round_rolled_back")
+        elif (bet.player_id, bet.result, bet.transactions) != (
+            record.player_id,
+            Result.ROLLED_BACK,
+            record.transactions,
+        ):
+            problems.append(f"bet {bet.bet_id}: rounds.state's result or transactions differ from round_rolled_back")
     return problems
 
 

@@ -107,7 +107,7 @@ async def void_round(
 @post(
     "/rounds/{round_id:uuid}/rollback",
     status_code=200,
-    responses=responses(200, wire.RoundOut, *SIGNED, 404, 409, conflicts=(*KEY, "ROLLBACK_GRACE_EXPIRED")),
+    responses=responses(200, wire.RoundOut, *SIGNED, *JSON_BODY, 404, 409, conflicts=(*KEY, "ROLLBACK_GRACE_EXPIRED")),
     summary="Roll a round back: every transaction reversed (within the grace period)",
     **body(wire.RollbackIn),
 )

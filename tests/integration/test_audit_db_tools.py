@@ -200,3 +200,29 @@ async def test_per_seat_rounds_replay_from_their_records_alone_and_reconcile(dat
         assert code == 0, (out, err)
         assert "every stored round matches its records" in err
         assert "rounds re-run through the game core: 3, matching their records: 3" in out
+
+
+async def test_rolled_back_rounds_replay_and_reconcile_from_their_records(database_server: str) -> None:
+    async with scratch_database(database_server) as url:
+        clock = ManualClock()
+        async with live(make_settings(url), clock=clock) as server:
+            api = server.api
+            table = await api.table(mode="test", raise_window_seconds=5)
+            tid = table["table_id"]
+            undo = {"reason": "wallet debit failed"}
+            trips = await open_round(api, tid, [("p1", 10)], ["8S", "8H", "8D"])  # settled at open, then undone
+            waiting = await open_round(api, tid, [("p1", 10), ("p2", 5)], ["4S", "TH", "7D"])  # open, then undone
+            decided = await open_round(api, tid, [("p1", 10)], ["5S", "9H", "7C"])
+            await decide(api, decided["round_id"], decided["bets"][0]["bet_id"], "raise")  # settled, then undone
+            for rnd in (trips, waiting, decided):
+                await api.ok("POST", f"/v1/rounds/{rnd['round_id']}/rollback", undo)
+            kept = await open_round(api, tid, [("p1", 10)], ["5S", "6H"])  # a push that stands
+            assert kept["status"] == "settled"
+        code, out, err = await reddog(url, "audit", "replay", "--db", "--json")
+        assert code == 0, (out, err)
+        assert "every stored round matches its records" in err
+        report = json.loads(out)
+        # Every round re-run once, rollbacks included (two came after their round's shoe was revealed), none partial.
+        assert (report["rounds"], report["matched"], report["partial_rounds"], report["test_rounds"]) == (4, 4, 0, 4)
+        code, out, err = await reddog(url, "audit-verify")
+        assert code == 0, (out, err)

@@ -16,8 +16,9 @@ import httpx
 import msgspec
 
 ROOT = Path(__file__).resolve().parents[2]
-OPERATOR = ("e2e", "e2e-secret")
-AUDITOR = ("e2e-lab", "e2e-lab-secret")
+# Secrets of 32 bytes or more: the production start-up test serves with RD_ENV=production, which refuses shorter.
+OPERATOR = ("e2e", "e2e-secret-of-thirty-two-bytes-or-more")
+AUDITOR = ("e2e-lab", "e2e-lab-secret-of-thirty-two-bytes-or-more")
 
 
 class Served(msgspec.Struct, frozen=True, kw_only=True):
