@@ -12,9 +12,10 @@ from pathlib import Path
 import asyncpg
 import httpx
 
+from service.db.app_login import login_url
 from tests.conftest import AUDIT_KEY
 from tests.support.database import ROOT
-from tests.support.scratch import scratch_database
+from tests.support.scratch import TEST_LOGIN, TEST_LOGIN_PASSWORD, scratch_database
 from tests.support.served import served
 
 UNREACHABLE = "postgresql://nobody@127.0.0.1:1/nothing"  # the service's own URL must not be what migrate uses
@@ -46,7 +47,9 @@ async def test_a_new_release_is_unready_until_the_migration_job_has_applied_its_
     production = {"RD_ENV": "production", "RD_ALLOW_TEST_TABLES": "false", "RD_AUDIT_SIGNING_KEY": str(key)}
     async with scratch_database(database_server) as url:
         await as_before_migration_006(url)
-        with served(url, tmp_path / "served", wait_for="/health/live", env=production) as server:
+        # Production serves as a login in reddog_app (never the owner); the migration job runs as the owner.
+        app_url = login_url(url, TEST_LOGIN, TEST_LOGIN_PASSWORD)
+        with served(app_url, tmp_path / "served", wait_for="/health/live", env=production) as server:
             async with httpx.AsyncClient(base_url=server.api_url, timeout=5) as client:
                 unready = await client.get("/health/ready")
                 assert (unready.status_code, unready.json()) == (503, {"status": "migrations pending"})
