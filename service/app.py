@@ -32,7 +32,6 @@ from service.api import (
     schema_site,
     table_routes,
 )
-from service.api.openapi_docs import name_body_union, optional_body
 from service.auth import authenticate
 from service.clock import Clock, system_clock
 from service.db.app_login import unsafe_role
@@ -133,10 +132,6 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         state=None,
         debug=False,
     )
-    name_body_union(app.openapi_schema, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
-    name_body_union(app.openapi_schema, "ActionIn", "/v1/inbetween/games/{game_id}/actions", "action")
-    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/close")
-    optional_body(app.openapi_schema, "/v1/rounds/{round_id}/recall-link")
     return app
 
 

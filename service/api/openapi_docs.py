@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Example, OpenAPI, Reference, RequestBody, Schema
-from litestar.openapi.spec.discriminator import Discriminator
+from litestar.openapi.spec import Example
 from litestar.params import HeaderParameter
 
 from service.errors import PROBLEM_JSON, TITLES, Problem
@@ -95,34 +94,18 @@ IdempotencyKey = Annotated[
 ]
 
 
-def name_body_union(openapi: OpenAPI, name: str, path: str, tag_field: str) -> None:
+def name_body_union(doc: dict[str, Any], name: str, path: str, tag_field: str) -> None:
     """Give a route's tagged-union body one named component with a discriminator (Litestar writes the union inline),
     so a generated client has one type for it and picks the variant by the tag."""
-    operation = openapi.paths[path].post if openapi.paths else None
-    assert operation is not None, path
-    assert isinstance(operation.request_body, RequestBody), path
-    content = operation.request_body.content["application/json"]
-    union = content.schema
-    assert isinstance(union, Schema), path
-    assert union.one_of, f"{path} has no union body"
-    variants = [ref for ref in union.one_of if isinstance(ref, Reference)]
-    mapping = {_tag(openapi, ref, tag_field): ref.ref for ref in variants}
-    schemas = openapi.components.schemas
-    schemas[name] = Schema(one_of=variants, discriminator=Discriminator(property_name=tag_field, mapping=mapping))
-    content.schema = Reference(ref=f"#/components/schemas/{name}")
+    content = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+    variants = [branch for branch in content["schema"]["oneOf"] if "$ref" in branch]
+    assert variants, f"{path} has no union body"
+    schemas = doc["components"]["schemas"]
+    mapping = {schemas[v["$ref"].rsplit("/", 1)[-1]]["properties"][tag_field]["const"]: v["$ref"] for v in variants}
+    schemas[name] = {"oneOf": variants, "discriminator": {"propertyName": tag_field, "mapping": mapping}}
+    content["schema"] = {"$ref": f"#/components/schemas/{name}"}
 
 
-def _tag(openapi: OpenAPI, ref: Reference, tag_field: str) -> str:
-    schema = openapi.components.schemas[ref.ref.rsplit("/", 1)[-1]]
-    assert schema.properties is not None
-    tag = schema.properties[tag_field]
-    assert isinstance(tag, Schema)
-    return str(tag.const)
-
-
-def optional_body(openapi: OpenAPI, path: str) -> None:
+def optional_body(doc: dict[str, Any], path: str) -> None:
     """Document a POST body that may be left empty (an empty body means the defaults)."""
-    operation = openapi.paths[path].post if openapi.paths else None
-    assert operation is not None, path
-    assert isinstance(operation.request_body, RequestBody), path
-    operation.request_body.required = False
+    doc["paths"][path]["post"]["requestBody"]["required"] = False

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from service.api import openapi_descriptions, openapi_examples
+from service.api.openapi_docs import name_body_union, optional_body
 from service.api.wire import CARD_PATTERN
 from service.problem_codes import CODES, PROBLEM_CODES
 
@@ -113,6 +114,11 @@ TAGS = [
 def polish(raw: Doc) -> Doc:
     """The served document: `raw` (Litestar's, untouched) with every step below applied to a copy."""
     doc = copy.deepcopy(raw)
+    # Made here, when the document is first asked for, not when an app is built (tests build a thousand apps).
+    name_body_union(doc, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
+    name_body_union(doc, "ActionIn", "/v1/inbetween/games/{game_id}/actions", "action")
+    optional_body(doc, "/v1/rounds/{round_id}/close")
+    optional_body(doc, "/v1/rounds/{round_id}/recall-link")
     for schema in _schemas(doc):
         _nullable_enum(schema)
         _constraints_into_branch(schema)
