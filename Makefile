@@ -40,9 +40,13 @@ $(TOOLS_STAMP): tools/node/package.json tools/node/package-lock.json
 	cd tools/node && REDOCLY_TELEMETRY=off npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	@touch $(TOOLS_STAMP)
 
+# pytest-xdist workers share one PostgreSQL (tests/conftest.py starts it before they do); at least two even on one
+# core, since a test spends most of its time waiting on the database. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 2 ? 2 : n )))
+
 .PHONY: test
 test: $(STAMP) $(NODE_TOOLS) ## Run every test against a real PostgreSQL
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 .PHONY: lint
 lint: $(STAMP) ## ruff lint and format check

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,6 +20,25 @@ from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.database import server_url
 from tests.support.scratch import Database, verified_scratch_database
+
+_SERVER = pytest.StashKey[contextlib.ExitStack]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the run's server once, in the process that starts pytest-xdist's workers (or runs alone), and hand its
+    URL to them through the environment: every worker then shares one server instead of racing to start its own."""
+    if hasattr(config, "workerinput") or os.environ.get("TEST_DATABASE_URL") or os.environ.get("DATABASE_URL"):
+        return
+    stack = contextlib.ExitStack()
+    os.environ["TEST_DATABASE_URL"] = stack.enter_context(server_url())
+    config.stash[_SERVER] = stack
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    stack = config.stash.get(_SERVER, None)
+    if stack is not None:
+        os.environ.pop("TEST_DATABASE_URL", None)
+        stack.close()
 
 
 @pytest.fixture(scope="session")

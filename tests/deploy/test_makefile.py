@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 # As from a shell: not a sub-make of `make test` (which would print "Entering directory" and pass its flags on).
 OUTSIDE_MAKE = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
@@ -72,8 +74,15 @@ def test_make_test_installs_the_node_tools_first_where_node_and_npm_are(tmp_path
     lines = _dry_run_of_make_test(tmp_path)
     assert lines[0].startswith("cd tools/node && ")
     assert " npm ci " in lines[0]
-    assert lines[-1] == ".venv/bin/python -m pytest"
+    assert lines[-1] == ".venv/bin/python -m pytest -n 2"
 
 
 def test_make_test_runs_the_tests_alone_without_node(tmp_path: Path) -> None:
-    assert _dry_run_of_make_test(tmp_path) == [".venv/bin/python -m pytest"]
+    assert _dry_run_of_make_test(tmp_path) == [".venv/bin/python -m pytest -n 2"]
+
+
+@pytest.mark.parametrize(("cores", "workers"), [("1", "2"), ("2", "2"), ("4", "4")])
+def test_make_test_runs_a_worker_per_core_and_never_fewer_than_two(tmp_path: Path, cores: str, workers: str) -> None:
+    (tmp_path / "nproc").write_text(f"#!/bin/sh\necho {cores}\n")  # a machine with `cores` cores
+    (tmp_path / "nproc").chmod(0o755)
+    assert _dry_run_of_make_test(tmp_path) == [f".venv/bin/python -m pytest -n {workers}"]
