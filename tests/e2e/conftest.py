@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -51,6 +53,16 @@ def scrape(metrics_url: str) -> dict[Sample, float]:
         for family in text_string_to_metric_families(response.text)
         for s in family.samples
     }
+
+
+async def scrape_until_shown(metrics_url: str, *wanted: Sample) -> dict[Sample, float]:
+    """`scrape`, once every `wanted` sample is there (or after 20 s): what a worker computes off its event loop (a
+    new configuration's theory) shows a moment after the request that caused it."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(20):
+            while not all(w in scrape(metrics_url) for w in wanted):  # noqa: ASYNC110 - another process: no event
+                await asyncio.sleep(0.05)
+    return scrape(metrics_url)
 
 
 def key(name: str, **labels: str) -> Sample:

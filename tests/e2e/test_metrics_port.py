@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import httpx
 
-from tests.e2e.conftest import Sample, key, scrape
+from tests.e2e.conftest import Sample, key, scrape, scrape_until_shown
 from tests.support import every_outcome as hand
 from tests.support.client import Signed
 from tests.support.served import Served
@@ -92,10 +92,12 @@ async def test_the_theory_of_the_table_configuration_is_published_for_both_outco
     server: Served, e2e_api: Signed
 ) -> None:
     await e2e_api.table(**hand.TABLE, currency=CURRENCY)
-    samples = scrape(server.metrics_url)
+    spread_11 = key("reddog_outcome_probability", decks="1", outcome="spread_11")
+    rtp = key("reddog_theoretical_rtp", paytable="standard/v1", decks="1")
+    samples = await scrape_until_shown(server.metrics_url, spread_11, rtp)  # computed off the loop: a moment later
     # Only A-2 is a spread of 11 in one deck: either order, 4 x 4 of 52 x 51.
-    assert samples[key("reddog_outcome_probability", decks="1", outcome="spread_11")] == 32 / (52 * 51)
-    assert 0.9 < samples[key("reddog_theoretical_rtp", paytable="standard/v1", decks="1")] < 1
+    assert samples[spread_11] == 32 / (52 * 51)
+    assert 0.9 < samples[rtp] < 1
 
 
 def test_the_pool_gauges_add_up_the_open_connections_of_both_workers(server: Served) -> None:
