@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,8 +23,9 @@ from tests.support.client import Signed
 from tests.support.live import live
 from tests.support.scratch import TEST_LOGIN, Database, verified_scratch_database
 
-CLIENTS = 6
-GAP_SECONDS = 1.5  # how long the database refuses connections
+# `make fuzz` runs the long form: more clients, a longer gap.
+CLIENTS = int(os.environ.get("RD_FAULT_CLIENTS", "6"))
+GAP_SECONDS = float(os.environ.get("RD_FAULT_GAP_SECONDS", "1.5"))  # how long the database refuses connections
 GIVE_UP_SECONDS = 30  # a client retrying a 503 longer than this after the gap means the service did not recover
 
 

@@ -5,6 +5,7 @@ passes the deadline. Each round ends exactly once, as whoever won says, and pays
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable
@@ -25,7 +26,7 @@ from tests.support.live import Live, live
 from tests.support.scratch import Database, verified_scratch_database
 
 T = TypeVar("T")
-ROUNDS = 16
+ROUNDS = int(os.environ.get("RD_RACE_ROUNDS", "16"))  # `make fuzz` races more
 WIN, LOSE = ["3S", "JH", "9D"], ["4S", "TH", "KD"]  # a spread of 7 with a 9 between; a spread of 5 with a king outside
 REFUSALS = {"NOT_IN_RAISE_WINDOW", "RAISE_WINDOW_CLOSED"}
 
