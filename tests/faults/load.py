@@ -59,8 +59,11 @@ def decision_body(rnd: dict[str, Any], action: str) -> bytes:
     return json.dumps({"bet_id": rnd["bets"][0]["bet_id"], "action": action}).encode()
 
 
-async def play(api: Signed, table_id: str, name: str, log: list[Exchange], stop: asyncio.Event) -> None:
-    """Open rounds on one table until told to stop or the server goes away; decide most spreads, leave some open."""
+async def play(
+    api: Signed, table_id: str, name: str, log: list[Exchange], stop: asyncio.Event, *, leave_open: bool = True
+) -> None:
+    """Open rounds on one table until told to stop or the server goes away; decide most spreads, and leave every
+    third open unless told not to (a cut-card table plays one round at a time)."""
     n = 0
     while not stop.is_set():
         n += 1
@@ -72,7 +75,7 @@ async def play(api: Signed, table_id: str, name: str, log: list[Exchange], stop:
             return
         assert opened.status == 201, opened.content
         rnd = json.loads(opened.content)
-        if rnd["status"] != "raise_window" or n % 3 == 0:  # every third spread is left open for the dealer to close
+        if rnd["status"] != "raise_window" or (leave_open and n % 3 == 0):  # for the dealer to close, after the crash
             continue
         path = f"/v1/rounds/{rnd['round_id']}/decisions"
         action = ("call", "raise")[n % 2]
@@ -105,6 +108,16 @@ def assert_settled_by_hand(rnd: dict[str, Any]) -> None:
     cards = [c["card"] for c in rnd["cards"]]
     for bet in rnd["bets"]:
         assert (bet["result"], bet["payout"], bet["net"]) == by_hand(cards, bet["ante"], bet["decision"]), rnd
+
+
+def assert_each_card_dealt_once(rounds: list[dict[str, Any]]) -> None:
+    """Within each shoe (by its commitment), the rounds in the order they opened dealt consecutive shoe positions:
+    no card dealt twice, none skipped (a shoe that outlives its rounds, a cut-card table's, is where this bites)."""
+    dealt: dict[str, list[int]] = {}
+    for rnd in sorted(rounds, key=lambda r: (r["opened_at"], r["round_id"])):
+        dealt.setdefault(rnd["shoe"]["commitment"], []).extend(c["shoe_index"] for c in rnd["cards"])
+    for commitment, positions in dealt.items():
+        assert positions == list(range(positions[0], positions[0] + len(positions))), (commitment, positions)
 
 
 async def history(api: Signed, table_id: str) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import pytest
 
 from tests.faults.load import (
     Exchange,
+    assert_each_card_dealt_once,
     assert_paid_once,
     assert_settled_by_hand,
     audit_verify,
@@ -46,9 +47,18 @@ async def load_until_killed(url: str, pid: int) -> tuple[list[str], list[list[Ex
     stop = asyncio.Event()
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
         api = Signed(client, *OPERATOR)
-        tables = [(await api.table(name=f"crash-{i}", raise_window_seconds=300))["table_id"] for i in range(CLIENTS)]
+        # Every other table keeps one shoe across its rounds (and plays them one at a time): its position must
+        # survive the crash too.
+        policies = [("per_round", "cut_card")[i % 2] for i in range(CLIENTS)]
+        tables = [
+            (await api.table(name=f"crash-{i}", raise_window_seconds=300, shoe_policy=policy))["table_id"]
+            for i, policy in enumerate(policies)
+        ]
         logs: list[list[Exchange]] = [[] for _ in tables]
-        players = [asyncio.create_task(play(api, t, f"c{i}", logs[i], stop)) for i, t in enumerate(tables)]
+        players = [
+            asyncio.create_task(play(api, t, f"c{i}", logs[i], stop, leave_open=policies[i] == "per_round"))
+            for i, t in enumerate(tables)
+        ]
         started = time.monotonic()
         # LOAD_SECONDS of load and a few answers per client at least, however slow the machine is today
         while time.monotonic() - started < LOAD_SECONDS or sum(map(len, logs)) < 3 * CLIENTS:
@@ -111,4 +121,5 @@ async def check_table(
             assert [b["decision"] for b in closed["bets"]] == ["timeout_call"]
             stored[round_id] = closed
         assert_settled_by_hand(stored[round_id])
+    assert_each_card_dealt_once(list(stored.values()))
     await assert_paid_once(db, table_id, list(stored.values()))
