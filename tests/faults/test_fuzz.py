@@ -75,28 +75,38 @@ def test_no_request_gets_a_server_error_or_an_answer_the_document_does_not_descr
     operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
     schema = schemathesis.openapi.from_url(f"{url}/schema/openapi.json")
     load_all_checks()
-    checks = [c for c in CHECKS.get_by_names(CHECK_NAMES) if not isinstance(c, type)]  # all five are functions
-    failures: list[str] = []
+    checks = [c for c in CHECKS.get_by_names(CHECK_NAMES) if not isinstance(c, type)]
+    assert len(checks) == len(CHECK_NAMES)  # all five are plain functions
     with requests.Session() as session:
         session.auth = Signer(operator, secret)
-        for result in schema.get_all_operations():
-            operation = result.ok()  # type: ignore[union-attr]  # an operation it cannot read has no ok(): fails here
-            for mode in MODES:
-
-                @hypothesis.given(case=operation.as_strategy(generation_mode=mode))
-                @hypothesis.settings(
-                    max_examples=EXAMPLES, deadline=None, suppress_health_check=list(hypothesis.HealthCheck)
-                )
-                def fuzz(case: schemathesis.Case[Any]) -> None:
-                    case.call_and_validate(base_url=url, session=session, checks=checks)
-
-                try:
-                    fuzz()
-                except hypothesis.errors.Unsatisfiable:
-                    assert mode is schemathesis.GenerationMode.NEGATIVE  # nothing to negate: no parameters, no body
-                except (
-                    Exception,
-                    BaseExceptionGroup,
-                ) as exc:  # one operation's failure, reported with every other operation's
-                    failures.append(f"{operation.label} ({mode.value}): {exc}")
+        failures = [
+            failure
+            for result in schema.get_all_operations()
+            for mode in MODES
+            # an operation schemathesis cannot read has no ok(): the test fails there
+            if (failure := fuzz(result.ok(), mode, url, session, checks))  # type: ignore[union-attr]
+        ]
     assert not failures, "\n\n".join(failures)
+
+
+def fuzz(
+    operation: schemathesis.APIOperation[Any, Any, Any, Any],
+    mode: schemathesis.GenerationMode,
+    url: str,
+    session: requests.Session,
+    checks: list[schemathesis.CheckFunction],
+) -> str | None:
+    """EXAMPLES requests to one operation; what failed, if anything, so that every operation's failures are shown."""
+
+    @hypothesis.given(case=operation.as_strategy(generation_mode=mode))
+    @hypothesis.settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(hypothesis.HealthCheck))
+    def run(case: schemathesis.Case[Any]) -> None:
+        case.call_and_validate(base_url=url, session=session, checks=checks)
+
+    try:
+        run()
+    except hypothesis.errors.Unsatisfiable:
+        assert mode is schemathesis.GenerationMode.NEGATIVE  # nothing to negate: no parameters, no body
+    except (Exception, BaseExceptionGroup) as exc:  # schemathesis raises its failures as a group
+        return f"{operation.label} ({mode.value}): {exc}"
+    return None
