@@ -45,8 +45,17 @@ $(TOOLS_STAMP): tools/node/package.json tools/node/package-lock.json
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 2 ? 2 : n )))
 
 .PHONY: test
-test: $(STAMP) $(NODE_TOOLS) ## Run every test against a real PostgreSQL
+test: $(STAMP) $(NODE_TOOLS) ## Run every test against a real PostgreSQL (the fault tests in their short forms)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The long forms of the fault tests (tests/faults, docs/faults.md); `make test` runs their short forms.
+FUZZ_EXAMPLES ?= 50
+FAULT_CLIENTS ?= 32
+
+.PHONY: fuzz
+fuzz: $(STAMP) ## Long fault runs: schemathesis (FUZZ_EXAMPLES per operation), kill -9 and database loss (FAULT_CLIENTS)
+	RD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) RD_FAULT_CLIENTS=$(FAULT_CLIENTS) RD_FAULT_LOAD_SECONDS=5 RD_FAULT_GAP_SECONDS=5 \
+		RD_RACE_ROUNDS=100 $(BIN)/python -m pytest -n $(TEST_WORKERS) tests/faults $(PYTEST_ARGS)
 
 .PHONY: lint
 lint: $(STAMP) ## ruff lint and format check
@@ -82,8 +91,10 @@ $(NODE_STAMP): bench/package.json bench/package-lock.json
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
 .PHONY: bench
-bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor and the database ceiling (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS)
+bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor and the database ceiling (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS); then make fuzz
 	$(BENCH)
+	@# after the measured run, never beside it: the long fault runs would take the CPU the figures are about
+	$(MAKE) --no-print-directory fuzz
 
 .PHONY: bench-300k
 bench-300k: $(STAMP) $(NODE_STAMP) ## make bench, then again once the database holds 300k rounds (seeded by SQL)

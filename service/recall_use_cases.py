@@ -119,7 +119,8 @@ class RecallPage(msgspec.Struct, frozen=True, kw_only=True):
 
 async def open_link(unit: UnitOfWork, link: Link, signature: str) -> RecallPage:
     """The round behind a link whose signature checks and whose time has not run out, with its inclusion proof."""
-    if not hmac.compare_digest(link_signature(unit.settings, link), signature):
+    # As bytes: compare_digest refuses a str with non-ASCII characters (a TypeError, a 500), and a query holds anything.
+    if not hmac.compare_digest(link_signature(unit.settings, link).encode(), signature.encode()):
         raise ApiError(403, "RECALL_LINK_INVALID", "this recall link is not one the server issued")
     if unit.now.timestamp() > link.expires:
         raise ApiError(410, "RECALL_LINK_EXPIRED", "this recall link has expired; ask for a new one")

@@ -36,7 +36,7 @@ _ok = ResponseSpec(
 @get(
     "/audit/records",
     opt={AUDITORS_ALLOWED: True},
-    responses={**responses(200, str, *SIGNED, 404), 200: _ok},
+    responses={**responses(200, str, *SIGNED, 404, 422), 200: _ok},
     summary="Audit records, byte-exact, resumable: your own chains, or every operator's with auditor credentials",
     tags=["audit"],
 )

@@ -126,6 +126,7 @@ def polish(raw: Doc) -> Doc:
     _security(doc)
     _problem(doc["components"]["schemas"])
     _card_codes(doc["components"]["schemas"])
+    _game_rounds(doc["components"]["schemas"])
     _operations(doc)
     openapi_descriptions.describe(doc)
     openapi_examples.add(doc)
@@ -201,6 +202,13 @@ def _security(doc: Doc) -> None:
                 p["required"] = False  # needed by the server, but the signing hook makes one when none is given
         if not op["parameters"]:
             del op["parameters"]
+
+
+def _game_rounds(schemas: Doc) -> None:
+    """Litestar drops the bounds of a game's `rounds` (a constrained int beside a literal): restore them, or a client
+    reading the document sends 0 and meets a 400 (schemathesis found it)."""
+    (count,) = [b for b in schemas["CreateGame"]["properties"]["rounds"]["oneOf"] if b.get("type") == "integer"]
+    count.update(minimum=1, maximum=100)
 
 
 def _problem(schemas: Doc) -> None:

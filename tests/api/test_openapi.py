@@ -92,7 +92,7 @@ OPTIONAL_BODIES = {("/v1/rounds/{round_id}/close", "post"), ("/v1/rounds/{round_
 PUBLIC = ("/v1/paytables", "/v1/audit/public-key", "/v1/inbetween/rulesets")
 # Routes whose success body is not one JSON document: (path, method) -> (media type, error statuses)
 STREAMS: dict[tuple[str, str], tuple[str, set[str]]] = {
-    ("/v1/audit/records", "get"): ("application/x-ndjson", {"400", "401", "404", "503"}),
+    ("/v1/audit/records", "get"): ("application/x-ndjson", {"400", "401", "404", "422", "503"}),
 }
 REF = "#/components/schemas/"
 

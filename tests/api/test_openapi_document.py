@@ -91,6 +91,8 @@ def test_constraints_reach_the_branch_a_generator_reads(doc: dict[str, Any]) -> 
     assert (cards["minItems"], cards["maxItems"], cards["items"]["pattern"]) == (2, 21, "^[2-9TJQKA][SHDC]$")
     penetration = schemas["CreateTable"]["properties"]["penetration"]["oneOf"][0]
     assert (penetration["minimum"], penetration["maximum"]) == (10, 90)
+    rounds = schemas["CreateGame"]["properties"]["rounds"]["oneOf"][0]
+    assert (rounds["type"], rounds["minimum"], rounds["maximum"]) == ("integer", 1, 100)
     assert schemas["ShoeOut"]["required"] == ["commitment", "reveal"]
     assert schemas["PaytableOut"]["properties"]["post_rule"]["enum"] == ["lose", "lose_double"]
     for name in ("shoe_policy", "mode"):
