@@ -14,6 +14,7 @@ from datetime import timedelta
 import msgspec
 
 from audit.chain import Record, envelope
+from audit.collector import collector_paused
 from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
 from audit.records import decode_record
 from audit.replay_stats import GroupSummary, ReplayStats
@@ -111,12 +112,17 @@ class Replayer:
 
     def feed(self, lines: Iterable[Line | BadLine]) -> None:
         """Lines already decoded (from the database, say)."""
-        for line in lines:
-            if type(line) is RecordLine:
-                self.record_line(line)
+        with collector_paused():
+            for line in lines:
+                if type(line) is RecordLine:
+                    self.record_line(line)
 
     def feed_bytes(self, raw_lines: Iterable[bytes]) -> None:
         """An export's lines as bytes: each record line is decoded once, straight into its typed event."""
+        with collector_paused():
+            self._feed_bytes(raw_lines)
+
+    def _feed_bytes(self, raw_lines: Iterable[bytes]) -> None:
         decode = _typed_line.decode
         for data in raw_lines:
             if not data.startswith(_RECORD):
