@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
+from typing import TypeVar
 
 import msgspec
 
@@ -15,6 +16,7 @@ MIN_DECKS = 1
 MAX_DECKS = 8
 SALT_BYTES = 32
 MAX_ROUND_CARDS = 3
+T = TypeVar("T")
 
 
 class ShoePolicy(enum.StrEnum):
@@ -73,7 +75,7 @@ def fresh_deck_cards(decks: int) -> list[str]:
     return list(DECK) * decks
 
 
-def shuffle_prefix(cards: list[str], count: int, source: RandomSource) -> None:
+def shuffle_prefix(cards: list[T], count: int, source: RandomSource) -> None:
     """Fisher-Yates over the first `count` positions in place; each prefix is uniform over all arrangements."""
     n = len(cards)
     for i in range(min(count, n - 1)):
