@@ -100,6 +100,10 @@ bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor and the databa
 bench-300k: $(STAMP) $(NODE_STAMP) ## make bench, then again once the database holds 300k rounds (seeded by SQL)
 	$(BENCH) --seed-rounds 300000
 
+.PHONY: rng-report
+rng-report: $(STAMP) ## Chi-square of 1,000,000 production shuffles and dieharder on their draws -> docs/rng-report.md
+	$(BIN)/python -m bench.rng_report $(RNG_REPORT_ARGS)
+
 .PHONY: clean
 clean: ## Remove the virtualenv and caches (keeps .data/)
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -14,6 +14,7 @@ from datetime import timedelta
 import msgspec
 
 from audit.chain import Record, envelope
+from audit.collector import collector_paused
 from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
 from audit.records import decode_record
 from audit.replay_stats import GroupSummary, ReplayStats
@@ -103,6 +104,7 @@ class Replayer:
         self.revealed: set[str] = set()  # commitments already revealed: no card may come from them any more
         self.rounds: dict[str, RecordedRound] = {}  # opened and not yet replayed
         self.finished: dict[str, Finished] = {}  # replayed, and may yet be rolled back
+        self.prune_at = PRUNE_AT  # `finished` is pruned when it grows past this
         self.mismatches: list[Mismatch] = []
         self.stats = ReplayStats()
         self.replayed = self.matched = self.partial = self.schema1 = self.system = 0
@@ -111,12 +113,17 @@ class Replayer:
 
     def feed(self, lines: Iterable[Line | BadLine]) -> None:
         """Lines already decoded (from the database, say)."""
-        for line in lines:
-            if type(line) is RecordLine:
-                self.record_line(line)
+        with collector_paused():
+            for line in lines:
+                if type(line) is RecordLine:
+                    self.record_line(line)
 
     def feed_bytes(self, raw_lines: Iterable[bytes]) -> None:
         """An export's lines as bytes: each record line is decoded once, straight into its typed event."""
+        with collector_paused():
+            self._feed_bytes(raw_lines)
+
+    def _feed_bytes(self, raw_lines: Iterable[bytes]) -> None:
         decode = _typed_line.decode
         for data in raw_lines:
             if not data.startswith(_RECORD):
@@ -306,11 +313,14 @@ class Replayer:
         if recorded.rolled_back is not None or recorded.opened is None:
             return
         self.finished[recorded.round_id] = Finished(recorded=recorded, shoe=shoe, matched=matched)
-        if len(self.finished) > PRUNE_AT:
+        if len(self.finished) > self.prune_at:
             oldest = recorded.opened.opened_at - ROLLBACK_WINDOW
             self.finished = {
                 k: f for k, f in self.finished.items() if f.recorded.opened and f.recorded.opened.opened_at >= oldest
             }
+            # Next time only once as many again have finished: when every kept round is still inside the window,
+            # pruning at each round past PRUNE_AT rebuilt the whole dict per round (16 ms a round at 50,000 kept).
+            self.prune_at = max(PRUNE_AT, 2 * len(self.finished))
 
     def _rolled_back_later(self, event: RoundRolledBack) -> None:
         """A round replayed when it ended was rolled back since: take back what it counted and re-run it whole."""

@@ -1,4 +1,5 @@
-"""How long the command-line tools take: exact RTP, simulation, audit verification (and the auditor's, once written)."""
+"""How long the command-line tools take: exact RTP, simulation, and the auditor's verify and replay of the bench's own
+records (`reddog audit verify|replay --db`, reading them straight from the database as an auditor with access would)."""
 
 from __future__ import annotations
 
@@ -41,9 +42,21 @@ def _records(_: str, records: int) -> int:
     return records
 
 
-# The auditor's verify and replay commands are being written; add them here once `reddog --help` lists them, e.g.
-#   Timed(name="audit replay", args=("audit", "replay"), needs_database=True, unit="records", units=_records)
-# A command the CLI does not offer yet is skipped, so the list may name tools ahead of their arrival.
+def _reported(field: str) -> Callable[[str, int], int]:
+    """The count a `--json` report gives for `field` (records verified, rounds re-run); 0 if there is none."""
+
+    def units(stdout: str, _: int) -> int:
+        lines = [line for line in stdout.splitlines() if line.startswith("{")]
+        try:
+            value = msgspec.json.decode(lines[0]).get(field, 0) if lines else 0
+        except (msgspec.DecodeError, AttributeError):
+            return 0
+        return value if isinstance(value, int) else 0
+
+    return units
+
+
+# A command the CLI does not offer is skipped, so the list may name tools ahead of their arrival.
 COMMANDS = (
     Timed(name="rtp standard/v1 --decks 6", args=("rtp", "standard/v1", "--decks", "6")),
     Timed(
@@ -53,6 +66,20 @@ COMMANDS = (
         units=_simulated,
     ),
     Timed(name="audit-verify", args=("audit-verify",), needs_database=True, unit="records", units=_records),
+    Timed(
+        name="audit verify --db",
+        args=("audit", "verify", "--db", "--json"),
+        needs_database=True,
+        unit="records",
+        units=_reported("records"),
+    ),
+    Timed(
+        name="audit replay --db",
+        args=("audit", "replay", "--db", "--json"),
+        needs_database=True,
+        unit="rounds",
+        units=_reported("rounds"),
+    ),
 )
 
 

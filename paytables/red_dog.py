@@ -92,7 +92,7 @@ class Settlement(msgspec.Struct, frozen=True, kw_only=True):
 
 def classify(first_rank: int, second_rank: int, paytable: Paytable) -> Classification:
     """Classify the two posts by rank (2..14, aces high)."""
-    low, high = sorted((first_rank, second_rank))
+    low, high = (first_rank, second_rank) if first_rank <= second_rank else (second_rank, first_rank)
     if low == high:
         return Classification(outcome=Outcome.PAIR)
     spread = high - low - 1
@@ -174,11 +174,11 @@ def transactions(
     """Debits in order (the ante always, others when non-zero), then the one credit, listed even when 0 so a wallet
     can close the round on it."""
     moves = [
-        Transaction(id=f"{bet_id}:{kind}", kind=kind, type=Direction.DEBIT, amount=value)
+        Transaction(id=f"{bet_id}:{kind.value}", kind=kind, type=Direction.DEBIT, amount=value)
         for kind, value in debits.items()
         if value or kind is TransactionKind.ANTE
     ]
-    moves.append(Transaction(id=f"{bet_id}:{credit}", kind=credit, type=Direction.CREDIT, amount=amount))
+    moves.append(Transaction(id=f"{bet_id}:{credit.value}", kind=credit, type=Direction.CREDIT, amount=amount))
     return tuple(moves)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import decimal
+import functools
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -41,17 +42,23 @@ def simulate(
     if rounds < 2:
         raise ValueError("simulate at least 2 rounds")
     raise_spreads = raise_spreads_of(paytable, decks)
-    cards = fresh_deck_cards(decks)
+
+    @functools.cache
+    def net_of(first: int, second: int, third: int) -> int:
+        """A round's net on a one-unit ante by the real rules: the same three ranks always settle alike, so each of
+        the 13**3 is settled once and looked up after (the rounds still come from the shoe's own shuffle)."""
+        c = classify(first, second, paytable)
+        raise_units = optimal_raise(paytable, c, raise_spreads)
+        third_rank = None if c.outcome is Outcome.CONSECUTIVE else third
+        return settle(paytable, first, second, third_rank, 1, raise_units).net
+
+    ranks = [rank(card) for card in fresh_deck_cards(decks)]  # the shoe by rank: all a round's settlement reads
     total = square = 0
     step = max(rounds // 100, 1)
     for played in range(1, rounds + 1):
         # A prefix shuffle of any arrangement deals three cards exactly as a fresh shoe would.
-        shuffle_prefix(cards, 3, source)
-        first, second, third = rank(cards[0]), rank(cards[1]), rank(cards[2])
-        c = classify(first, second, paytable)
-        raise_units = optimal_raise(paytable, c, raise_spreads)
-        third_rank = None if c.outcome is Outcome.CONSECUTIVE else third
-        net = settle(paytable, first, second, third_rank, 1, raise_units).net
+        shuffle_prefix(ranks, 3, source)
+        net = net_of(ranks[0], ranks[1], ranks[2])
         total += net
         square += net * net
         if progress is not None and played % step == 0:

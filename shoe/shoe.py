@@ -1,20 +1,22 @@
-"""The multi-deck shoe: Fisher-Yates order, sha256 commitment before dealing, reveal when retired."""
+"""The multi-deck shoe: Fisher-Yates order (random_source.shuffled), sha256 commitment before dealing, reveal later."""
 
 from __future__ import annotations
 
 import enum
 import hashlib
 import hmac
+from typing import TypeVar
 
 import msgspec
 
 from shoe.cards import DECK, is_card
-from shoe.random_source import RandomSource, randbelow, random_bytes
+from shoe.random_source import RandomSource, randbelow, random_bytes, shuffled
 
 MIN_DECKS = 1
 MAX_DECKS = 8
 SALT_BYTES = 32
 MAX_ROUND_CARDS = 3
+T = TypeVar("T")
 
 
 class ShoePolicy(enum.StrEnum):
@@ -73,7 +75,7 @@ def fresh_deck_cards(decks: int) -> list[str]:
     return list(DECK) * decks
 
 
-def shuffle_prefix(cards: list[str], count: int, source: RandomSource) -> None:
+def shuffle_prefix(cards: list[T], count: int, source: RandomSource) -> None:
     """Fisher-Yates over the first `count` positions in place; each prefix is uniform over all arrangements."""
     n = len(cards)
     for i in range(min(count, n - 1)):
@@ -108,8 +110,7 @@ def new_shoe(
     forced: tuple[str, ...] = (),
 ) -> Shoe:
     """A freshly shuffled, committed shoe. `forced` cards (test tables only) are moved to the front in order."""
-    cards = fresh_deck_cards(decks)
-    shuffle_prefix(cards, len(cards), source)
+    cards = shuffled(fresh_deck_cards(decks), source)
     if forced:
         cards = _force_front(cards, forced)
     order = "".join(cards)
@@ -162,8 +163,7 @@ def shoe_of(cards: list[str], source: RandomSource, *, forced: tuple[str, ...] =
     """A committed one-pack shoe over the given cards, shuffled (a pot game's reshuffle of the cards off the table)."""
     if not cards or not all(is_card(card) for card in cards):
         raise ShoeError("a shoe needs at least one valid card code")
-    order = list(cards)
-    shuffle_prefix(order, len(order), source)
+    order = shuffled(cards, source)
     if forced:
         order = _force_front(order, forced)
     text = "".join(order)

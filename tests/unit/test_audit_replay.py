@@ -8,11 +8,12 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 import pytest
 
+from audit import replay as audit_replay
 from audit.chain import Record
 from audit.export_format import Line, encode_lines, read_raw_lines
 from audit.replay import Replayer, ReplayReport
@@ -367,3 +368,28 @@ def test_a_round_dealt_from_a_shoe_already_revealed_is_a_mismatch() -> None:
     )
     found = mismatches_of(rechained(table, records))
     assert f"{event.round_id} dealt from shoe {first.commitment[:16]} after it was revealed" in found
+
+
+def test_rounds_kept_for_a_late_rollback_are_pruned_at_doubling_sizes_not_at_every_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # All of TABLES' rounds lie within the rollback window, so pruning keeps them all; past PRUNE_AT it must not
+    # rebuild the kept rounds again with every round that follows (that made a long replay quadratic).
+    monkeypatch.setattr(audit_replay, "PRUNE_AT", 8)
+    rebuilds: list[int] = []
+    replayer = Replayer()
+    keep = replayer._keep_for_a_rollback
+
+    def counting(*args: Any, **kwargs: Any) -> None:
+        before = replayer.prune_at
+        keep(*args, **kwargs)
+        if replayer.prune_at != before:
+            rebuilds.append(len(replayer.finished))
+
+    monkeypatch.setattr(replayer, "_keep_for_a_rollback", counting)
+    replayer.feed_bytes(read_raw_lines(io.BytesIO(encode_lines(export(TABLES)))))
+    report = replayer.report()
+    assert report.ok
+    finished = len(replayer.finished)
+    assert finished > 159  # nothing within the window was let go
+    assert rebuilds == [9, 19, 39, 79, 159]  # each at twice the size kept before: log2 of the rounds, not one each

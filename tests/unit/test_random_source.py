@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+import sys
+from collections import Counter
+
 import pytest
 
-from shoe.random_source import OsRandom, randbelow, random_bytes
+from shoe.random_source import (
+    OsRandom,
+    arrange,
+    bounded,
+    fisher_yates_plan,
+    randbelow,
+    random_bytes,
+    random_words,
+    shuffled,
+)
 
 
 class CycleExhaustedError(Exception):
@@ -120,3 +134,98 @@ def test_the_os_source_spreads_small_draws_evenly_across_every_value_of_their_to
     chi_square = sum((c - expected) ** 2 / expected for c in counts)
     critical = {2: 37.32, 16: 73.63}[buckets]  # chi-square quantiles at 1 - 1e-9 for 1 and 15 degrees of freedom
     assert chi_square < critical, counts
+
+
+# The shuffle's draws: Lemire's multiply-shift with rejection, two positions per word, proven exact by enumeration.
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_lemire_draw_gives_every_value_exactly_as_often_over_every_word(bits: int) -> None:
+    words = 2**bits
+    for bound in range(1, words + 1):
+        counts = Counter(bounded(word, bound, bits) for word in range(words))
+        rejected = counts.pop(None, 0)
+        assert rejected == words % bound, bound
+        assert counts == dict.fromkeys(range(bound), words // bound), bound
+
+
+def test_lemire_draw_refuses_a_bound_its_words_cannot_cover() -> None:
+    for bound in (0, -1, 2**8 + 1):
+        with pytest.raises(ValueError, match="bound"):
+            bounded(0, bound, 8)
+
+
+def every_arrangement(n: int, bits: int) -> tuple[Counter[tuple[str, ...]], int]:
+    """Run `arrange` over every possible tuple of words: how often each arrangement comes out, and how many rejected."""
+    items = [chr(ord("a") + i) for i in range(n)]
+    steps = len(fisher_yates_plan(n, bits))
+    seen: Counter[tuple[str, ...]] = Counter()
+    rejected = 0
+    for words in itertools.product(range(2**bits), repeat=steps):
+        order = arrange(items, words, bits)
+        if order is None:
+            rejected += 1
+        else:
+            seen[tuple(order)] += 1
+    return seen, rejected
+
+
+@pytest.mark.parametrize(("n", "bits"), [(2, 3), (3, 4), (4, 5), (5, 6), (6, 5)])
+def test_every_arrangement_comes_out_exactly_as_often_over_every_input_of_the_draw_words(n: int, bits: int) -> None:
+    seen, rejected = every_arrangement(n, bits)
+    assert len(seen) == math.factorial(n)  # every arrangement is reachable
+    assert len(set(seen.values())) == 1, seen  # and each one by exactly as many word tuples
+    accepted = math.prod(2**bits - 2**bits % product for *_, product, _ in fisher_yates_plan(n, bits))
+    assert sum(seen.values()) == accepted
+    assert rejected == 2 ** (bits * len(fisher_yates_plan(n, bits))) - accepted
+
+
+def test_the_plan_covers_every_position_from_the_back_two_per_word() -> None:
+    assert fisher_yates_plan(6) == (
+        (5, 4, 5, 30, 2**32 % 30),
+        (3, 2, 3, 12, 2**32 % 12),
+        (1, 0, 1, 2, 0),
+    )
+    assert fisher_yates_plan(5, 8) == ((4, 3, 4, 20, 256 % 20), (2, 1, 2, 6, 256 % 6))
+    assert fisher_yates_plan(1) == fisher_yates_plan(0) == ()
+    assert len(fisher_yates_plan(312)) == 156  # a 6-deck shoe: 156 words, one read of 624 bytes
+
+
+def test_the_plan_refuses_words_too_narrow_for_the_pairs_it_draws() -> None:
+    with pytest.raises(ValueError, match="4-bit"):
+        fisher_yates_plan(5, 4)  # 5 * 4 = 20 > 16
+
+
+class Scripted:
+    """A source that answers getrandbits with the given values in turn and records the widths asked for."""
+
+    def __init__(self, *values: int) -> None:
+        self.values = list(values)
+        self.asked: list[int] = []
+
+    def getrandbits(self, k: int, /) -> int:
+        self.asked.append(k)
+        return self.values.pop(0)
+
+
+def test_a_shuffle_whose_draw_is_rejected_starts_over_with_fresh_words() -> None:
+    # Three items: one word, product 3 * 2 = 6, limit 2**32 % 6 = 4: the word 0 gives a low part of 0 < 4, rejected.
+    word = 5 * 2**32 // 6 + 1  # r = 5: position 2 swaps with 5 // 2 = 2 (itself), then position 1 with 5 % 2 = 1
+    source = Scripted(0, word)
+    assert shuffled(["a", "b", "c"], source) == ["a", "b", "c"]
+    assert source.asked == [32, 32]
+
+
+def test_random_words_hands_every_bit_of_the_draw_to_exactly_one_word() -> None:
+    value = int.from_bytes(bytes(range(1, 13)), sys.byteorder)
+    words = random_words(3, Scripted(value))
+    assert words == list(memoryview(bytes(range(1, 13))).cast("I"))
+    assert all(0 <= w < 2**32 for w in random_words(1000, OsRandom()))
+    assert len(set(random_words(1000, OsRandom()))) > 990  # 32-bit words: a repeat among 1,000 is rare (p ~ 1e-4)
+
+
+def test_a_shuffle_keeps_every_item_of_a_multiset() -> None:
+    items = list("aabbbcdddd") * 3
+    assert sorted(shuffled(items, OsRandom())) == sorted(items)
+    assert shuffled([], OsRandom()) == []
+    assert shuffled(["x"], OsRandom()) == ["x"]
