@@ -42,7 +42,7 @@ def test_connections_opened_in_a_burst_reach_every_workers_socket() -> None:
 def test_a_port_another_server_holds_is_refused_even_when_it_shares_its_port() -> None:
     sockets = listening_sockets("127.0.0.1", 0, 2)
     try:
-        with pytest.raises(OSError):
+        with pytest.raises(OSError, match="in use"):
             listening_sockets("127.0.0.1", sockets[0].getsockname()[1], 2)
     finally:
         for sock in sockets:
