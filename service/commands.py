@@ -241,6 +241,7 @@ def cmd_serve(_: argparse.Namespace) -> int:
         print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
         print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
         from service import workers
+        from service.http_protocol import JoinedWritesProtocol
 
         workers.serve(
             uvicorn.Config(
@@ -251,6 +252,7 @@ def cmd_serve(_: argparse.Namespace) -> int:
                 workers=settings.workers,
                 log_level="warning",
                 access_log=False,
+                http=JoinedWritesProtocol,
             )
         )
     return 0

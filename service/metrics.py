@@ -132,7 +132,14 @@ def observe_checkpoint(at: datetime) -> None:
 
 
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
-    HTTP_DURATION.labels(method, route, str(status)).observe(seconds)
+    key = (method, route, status)
+    child = _http_children.get(key)
+    if child is None:  # labels() looks the child up under a lock each time: keep what it returned
+        child = _http_children[key] = HTTP_DURATION.labels(method, route, str(status))
+    child.observe(seconds)
+
+
+_http_children: dict[tuple[str, str, int], Histogram] = {}  # route templates and statuses: a small, bounded set
 
 
 def observe_sweep(lag_seconds: float) -> None:
