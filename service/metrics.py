@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -94,9 +95,9 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
     `expectation` is `red_dog_expectation.round_expectation` over all the round's bets; pass it for settled rounds.
     """
     mode = "test" if rnd.test else "live"
-    ROUNDS.labels(rnd.paytable, str(rnd.decks), outcome_name(rnd), rnd.status.value, mode).inc()
+    _labelled(ROUNDS, rnd.paytable, str(rnd.decks), outcome_name(rnd), rnd.status.value, mode).inc()
     for bet in rnd.bets:
-        BETS.labels(rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
+        _labelled(BETS, rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
     money = (rnd.paytable, currency, mode)
     if rnd.is_open:
         return
@@ -104,15 +105,28 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
         if bet.result is Result.ROLLED_BACK:  # every transaction reversed: nothing to count
             continue
         if bet.result is Result.VOID:
-            VOIDED_BETS.labels(*money).inc()
-            REFUNDED.labels(*money).inc(bet.payout or 0)
+            _labelled(VOIDED_BETS, *money).inc()
+            _labelled(REFUNDED, *money).inc(bet.payout or 0)
         elif bet.result is not None:
-            WAGERED.labels(*money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
-            PAID.labels(*money).inc(bet.payout or 0)
+            _labelled(WAGERED, *money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
+            _labelled(PAID, *money).inc(bet.payout or 0)
     if expectation is not None:
-        EXPECTED_PAID.labels(*money).inc(float(expectation.expected_paid))
-        EXPECTED_WAGERED.labels(*money).inc(float(expectation.expected_wagered))
-        NET_VARIANCE.labels(*money).inc(float(expectation.variance))
+        _labelled(EXPECTED_PAID, *money).inc(float(expectation.expected_paid))
+        _labelled(EXPECTED_WAGERED, *money).inc(float(expectation.expected_wagered))
+        _labelled(NET_VARIANCE, *money).inc(float(expectation.variance))
+
+
+def _labelled(metric: Any, *values: str) -> Any:
+    """`metric.labels(*values)`, kept: labels() takes a lock and builds the key on every call, several times a round.
+    Every label here has a small, fixed set of values (paytable, decks, outcome, status, mode, currency, kind)."""
+    key = (metric, values)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*values)
+    return child
+
+
+_children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
 
 def outcome_name(rnd: Round) -> str:
@@ -123,7 +137,7 @@ def outcome_name(rnd: Round) -> str:
 def record_audit(kinds: Iterable[str]) -> None:
     """Audit records appended, by event kind; called after their transaction committed."""
     for kind in kinds:
-        AUDIT_RECORDS.labels(kind).inc()
+        _labelled(AUDIT_RECORDS, kind).inc()
 
 
 def observe_checkpoint(at: datetime) -> None:
