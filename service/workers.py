@@ -94,6 +94,12 @@ class SocketPerWorker(Multiprocess):
             process.start()
             self.processes[idx] = process
 
+    def handle_ttin(self) -> None:
+        logger.warning("SIGTTIN ignored: reddog serve runs RD_WORKERS workers, each on its own socket")
+
+    def handle_ttou(self) -> None:
+        logger.warning("SIGTTOU ignored: reddog serve runs RD_WORKERS workers, each on its own socket")
+
 
 def serve(config: Config) -> None:
     """Serve `config.app` (an import string): in this process for one worker, else a listening socket per worker."""
