@@ -85,7 +85,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
         if not settings.development:
             await _refuse_unsafe_role(app.state.pool)
         app.state.runner = Runner(app.state.pool, settings, clock)
-        metrics.DB_POOL_SIZE.set(app.state.pool.get_size())
+        metrics.observe_pool_size(app.state.pool.get_size())
         await configuration_metrics.open_tables_seen(app.state.pool)
         await checkpoints.observe_newest(app.state.pool)
         await system_chain.service_started(app.state.runner)
@@ -100,7 +100,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
                     await task
             await system_chain.service_stopped(app.state.runner)
             await app.state.pool.close()
-            metrics.DB_POOL_SIZE.set(0)
+            metrics.observe_pool_size(0)
             metrics_server.worker_exits()
 
     # Signing is documented as security schemes (service/api/openapi_polish.py), not as parameters of every route.

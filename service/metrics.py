@@ -163,8 +163,20 @@ def observe_sweep(lag_seconds: float) -> None:
 
 
 def observe_pool(size: int, waiters: int) -> None:
-    DB_POOL_SIZE.set(size)
+    observe_pool_size(size)
     DB_POOL_WAITERS.set(waiters)
+
+
+def observe_pool_size(size: int) -> None:
+    """The pool's size, written only when it changed: every request samples it, and in multiprocess mode each write
+    is a lock, a getpid() and a write to a shared file."""
+    global _pool_size
+    if size != _pool_size:
+        DB_POOL_SIZE.set(size)
+        _pool_size = size
+
+
+_pool_size = -1  # the size this process last wrote
 
 
 def publish_theoretical(paytable: Paytable, decks: int) -> None:
