@@ -81,7 +81,9 @@ rtp: $(STAMP) ## Print the exact RTP table of every released paytable at 6 decks
 BENCH_SECONDS ?= 30
 BENCH_CLIENTS ?= 32
 BENCH_WARMUP ?= 5
-RD_WORKERS ?= 1
+# Two workers: on a 2-core machine one worker's single thread is the limit (a round request is mostly Python), and
+# `reddog serve` gives each worker a listening socket of its own, so the clients' connections split between them.
+RD_WORKERS ?= 2
 NODE_STAMP := bench/node_modules/.package-lock.json
 BENCH := $(BIN)/python -m bench --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) --warmup $(BENCH_WARMUP) \
 	--workers $(RD_WORKERS)

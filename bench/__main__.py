@@ -27,7 +27,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, default=_env_number("BENCH_SECONDS", 30), help="measured window")
     p.add_argument("--warmup", type=float, default=_env_number("BENCH_WARMUP", 5), help="before each window")
     p.add_argument("--clients", type=int, default=int(_env_number("BENCH_CLIENTS", 32)))
-    p.add_argument("--workers", type=int, default=int(_env_number("RD_WORKERS", 1)))
+    p.add_argument("--workers", type=int, default=int(_env_number("RD_WORKERS", 2)))
     p.add_argument("--capture-rounds", type=int, default=40, help="real rounds whose SQL the ceiling replays")
     p.add_argument("--ceiling-connections", type=int, default=None, help="pgbench clients (default: --clients)")
     p.add_argument("--seed-rounds", type=int, default=int(_env_number("BENCH_SEED_ROUNDS", 0)))

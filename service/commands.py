@@ -240,14 +240,20 @@ def cmd_serve(_: argparse.Namespace) -> int:
         print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
         print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
         print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
-        uvicorn.run(
-            "service.app:app_from_env",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-            log_level="warning",
-            access_log=False,
+        from service import workers
+        from service.http_protocol import JoinedWritesProtocol
+
+        workers.serve(
+            uvicorn.Config(
+                "service.app:app_from_env",
+                factory=True,
+                host=settings.host,
+                port=settings.port,
+                workers=settings.workers,
+                log_level="warning",
+                access_log=False,
+                http=JoinedWritesProtocol,
+            )
         )
     return 0
 

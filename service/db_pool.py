@@ -13,13 +13,21 @@ from service import metrics
 
 @contextlib.asynccontextmanager
 async def acquire(pool: asyncpg.Pool) -> AsyncIterator[PoolConnectionProxy]:
-    """`pool.acquire()`, with the waiters gauge up while this task waits and the pool's size sampled after."""
-    metrics.DB_POOL_WAITERS.inc()
+    """`pool.acquire()`, with the waiters gauge up while this task waits and the pool's size sampled after.
+
+    With a connection idle there is nothing to wait for, and the gauges (each a write to a shared file in
+    multiprocess mode) are left alone: the busy path is the one they describe."""
     try:
-        conn: PoolConnectionProxy = await pool.acquire()
+        if pool.get_idle_size() > 0:
+            conn: PoolConnectionProxy = await pool.acquire()
+        else:
+            metrics.DB_POOL_WAITERS.inc()
+            try:
+                conn = await pool.acquire()
+            finally:
+                metrics.DB_POOL_WAITERS.dec()
     finally:
-        metrics.DB_POOL_WAITERS.dec()
-        metrics.DB_POOL_SIZE.set(pool.get_size())
+        metrics.observe_pool_size(pool.get_size())
     try:
         yield conn
     finally:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import secrets
 import time
-import uuid
+from collections.abc import MutableMapping
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -23,8 +25,8 @@ def configure(level: str) -> None:
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
+            _timestamp,
+            _format_exc_info,
             structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level)),
@@ -37,6 +39,28 @@ def configure(level: str) -> None:
 
 
 _encoder = msgspec.json.Encoder()
+_second: tuple[int, str] = (-1, "")  # the last whole second seen and its ISO text, replaced as one value
+
+
+def _timestamp(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog's TimeStamper(fmt="iso", utc=True), to the byte ("2026-11-30T09:24:35.473217Z", no fraction on a
+    whole second), with the date and time formatted once a second rather than on every line."""
+    global _second
+    now = time.time()
+    second = int(now)
+    cached = _second
+    if cached[0] != second:
+        cached = _second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    micros = int((now - second) * 1_000_000)
+    event_dict["timestamp"] = f"{cached[1]}.{micros:06d}Z" if micros else f"{cached[1]}Z"
+    return event_dict
+
+
+def _format_exc_info(logger: Any, name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog's format_exc_info, called only for the rare line that carries exc_info."""
+    if "exc_info" not in event_dict:
+        return event_dict
+    return structlog.processors.format_exc_info(logger, name, event_dict)
 
 
 def _dumps(obj: Any, **_: Any) -> str:
@@ -45,6 +69,9 @@ def _dumps(obj: Any, **_: Any) -> str:
 
 def request_logging(app: ASGIApp) -> ASGIApp:
     """ASGI middleware: a request id, one log line and the HTTP metrics for every request."""
+    # Bound once, when create_app builds the app (after logs.configure): the module's lazy logger would build a
+    # logger from the configuration again for every line. It writes to the stdout of that moment, as before.
+    request_log = log.bind()
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -70,7 +97,7 @@ def request_logging(app: ASGIApp) -> ASGIApp:
             elapsed = time.perf_counter() - started
             route = scope.get("path_template") or "unmatched"
             metrics.observe_request(method, route, status, elapsed)
-            log.info(
+            request_log.info(
                 "request",
                 method=scope["method"],
                 path=scope["path"],
@@ -86,4 +113,4 @@ def _request_id(scope: Scope) -> str:
     for name, value in scope["headers"]:
         if name == b"x-request-id" and 0 < len(value) <= 64 and value.isascii():
             return value.decode()
-    return uuid.uuid4().hex
+    return secrets.token_hex(16)  # 32 hex digits like uuid4().hex, a quarter of its cost

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 
@@ -94,9 +95,9 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
     `expectation` is `red_dog_expectation.round_expectation` over all the round's bets; pass it for settled rounds.
     """
     mode = "test" if rnd.test else "live"
-    ROUNDS.labels(rnd.paytable, str(rnd.decks), outcome_name(rnd), rnd.status.value, mode).inc()
+    _labelled(ROUNDS, rnd.paytable, str(rnd.decks), outcome_name(rnd), rnd.status.value, mode).inc()
     for bet in rnd.bets:
-        BETS.labels(rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
+        _labelled(BETS, rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
     money = (rnd.paytable, currency, mode)
     if rnd.is_open:
         return
@@ -104,15 +105,28 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
         if bet.result is Result.ROLLED_BACK:  # every transaction reversed: nothing to count
             continue
         if bet.result is Result.VOID:
-            VOIDED_BETS.labels(*money).inc()
-            REFUNDED.labels(*money).inc(bet.payout or 0)
+            _labelled(VOIDED_BETS, *money).inc()
+            _labelled(REFUNDED, *money).inc(bet.payout or 0)
         elif bet.result is not None:
-            WAGERED.labels(*money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
-            PAID.labels(*money).inc(bet.payout or 0)
+            _labelled(WAGERED, *money).inc(sum(m.amount for m in bet.transactions if m.type == "debit"))
+            _labelled(PAID, *money).inc(bet.payout or 0)
     if expectation is not None:
-        EXPECTED_PAID.labels(*money).inc(float(expectation.expected_paid))
-        EXPECTED_WAGERED.labels(*money).inc(float(expectation.expected_wagered))
-        NET_VARIANCE.labels(*money).inc(float(expectation.variance))
+        _labelled(EXPECTED_PAID, *money).inc(float(expectation.expected_paid))
+        _labelled(EXPECTED_WAGERED, *money).inc(float(expectation.expected_wagered))
+        _labelled(NET_VARIANCE, *money).inc(float(expectation.variance))
+
+
+def _labelled(metric: Any, *values: str) -> Any:
+    """`metric.labels(*values)`, kept: labels() takes a lock and builds the key on every call, several times a round.
+    Every label here has a small, fixed set of values (paytable, decks, outcome, status, mode, currency, kind)."""
+    key = (metric, values)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*values)
+    return child
+
+
+_children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 
 
 def outcome_name(rnd: Round) -> str:
@@ -123,7 +137,7 @@ def outcome_name(rnd: Round) -> str:
 def record_audit(kinds: Iterable[str]) -> None:
     """Audit records appended, by event kind; called after their transaction committed."""
     for kind in kinds:
-        AUDIT_RECORDS.labels(kind).inc()
+        _labelled(AUDIT_RECORDS, kind).inc()
 
 
 def observe_checkpoint(at: datetime) -> None:
@@ -132,7 +146,14 @@ def observe_checkpoint(at: datetime) -> None:
 
 
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
-    HTTP_DURATION.labels(method, route, str(status)).observe(seconds)
+    key = (method, route, status)
+    child = _http_children.get(key)
+    if child is None:  # labels() looks the child up under a lock each time: keep what it returned
+        child = _http_children[key] = HTTP_DURATION.labels(method, route, str(status))
+    child.observe(seconds)
+
+
+_http_children: dict[tuple[str, str, int], Histogram] = {}  # route templates and statuses: a small, bounded set
 
 
 def observe_sweep(lag_seconds: float) -> None:
@@ -142,8 +163,20 @@ def observe_sweep(lag_seconds: float) -> None:
 
 
 def observe_pool(size: int, waiters: int) -> None:
-    DB_POOL_SIZE.set(size)
+    observe_pool_size(size)
     DB_POOL_WAITERS.set(waiters)
+
+
+def observe_pool_size(size: int) -> None:
+    """The pool's size, written only when it changed: every request samples it, and in multiprocess mode each write
+    is a lock, a getpid() and a write to a shared file."""
+    global _pool_size
+    if size != _pool_size:
+        DB_POOL_SIZE.set(size)
+        _pool_size = size
+
+
+_pool_size = -1  # the size this process last wrote
 
 
 def publish_theoretical(paytable: Paytable, decks: int) -> None:

@@ -17,11 +17,17 @@ async def write(
     request: Request[Any, Any, Any], status: int, work: Work[T], present: Callable[[T], bytes]
 ) -> Response[bytes]:
     """A state change under the request's idempotency key; a replay returns the first reply's bytes."""
+    return as_response(await write_reply(request, status, work, present))
+
+
+async def write_reply(
+    request: Request[Any, Any, Any], status: int, work: Work[T], present: Callable[[T], bytes]
+) -> Reply:
+    """`write`'s reply before it becomes a Response (lean_routes sends it as it is)."""
     caller = caller_of(request)
     assert caller.idempotency_key is not None  # authenticate() requires one on every POST
     key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash)
-    reply = await run(request.app.state.runner, caller.operator_id, idempotent(key, status, work, present))
-    return _response(reply)
+    return await run(request.app.state.runner, caller.operator_id, idempotent(key, status, work, present))
 
 
 async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:
@@ -29,6 +35,6 @@ async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:
     return await run(request.app.state.runner, caller_of(request).operator_id, work)
 
 
-def _response(reply: Reply) -> Response[bytes]:
+def as_response(reply: Reply) -> Response[bytes]:
     headers = {"Idempotent-Replayed": "true"} if reply.replayed else {}
     return Response(content=reply.body, status_code=reply.status, media_type="application/json", headers=headers)

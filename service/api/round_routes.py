@@ -14,10 +14,12 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from service import round_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
+from service.api.lean_routes import answered_by
 from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
-from service.api.replies import read, write
+from service.api.replies import as_response, read, write, write_reply
 from service.errors import ApiError
 from service.round_use_cases import RoundQuery, RoundView
+from service.unit_of_work import Reply
 
 WITH_OFFSET = "ISO 8601; one without a zone is read as UTC; between 0001-01-01 and 9999-12-31 in UTC"
 
@@ -41,13 +43,18 @@ def _present(view: RoundView) -> bytes:
         conflicts=(*KEY, "TABLE_CLOSED", "ROUND_IN_PROGRESS"),
     ),
     summary="Open a round: take the antes, deal the two posts",
+    middleware=[answered_by(lambda request, path: _open_round(request, path["table_id"]))],
     **body(wire.CreateRound),
 )
 async def create_round(
     request: Request[Any, Any, Any], table_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
+    return as_response(await _open_round(request, table_id))
+
+
+async def _open_round(request: Request[Any, Any, Any], table_id: UUID) -> Reply:
     new = presenters.new_round(body_of(request))
-    return await write(request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present)
+    return await write_reply(request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present)
 
 
 @post(
@@ -64,13 +71,18 @@ async def create_round(
         conflicts=(*KEY, "NOT_IN_RAISE_WINDOW", "RAISE_WINDOW_CLOSED", "ALREADY_DECIDED"),
     ),
     summary="A player's raise or call; the last one deals the third card and settles",
+    middleware=[answered_by(lambda request, path: _decide(request, path["round_id"]))],
     **body(wire.DecisionIn),
 )
 async def decide(
     request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
+    return as_response(await _decide(request, round_id))
+
+
+async def _decide(request: Request[Any, Any, Any], round_id: UUID) -> Reply:
     decision = presenters.decision(body_of(request))
-    return await write(request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present)
+    return await write_reply(request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present)
 
 
 @post(
