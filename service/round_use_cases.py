@@ -59,7 +59,7 @@ class RoundQuery(msgspec.Struct, frozen=True, kw_only=True):
 
 async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundView:
     """Take the antes and deal the posts; the table row lock orders rounds and the audit chain."""
-    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id)
+    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, claim=unit.take_claim())
     if locked is None:
         raise not_found("table")
     table, lock = locked
@@ -207,7 +207,7 @@ def view(stored: StoredRound) -> RoundView:
 
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
     structlog.contextvars.bind_contextvars(round_id=str(round_id))
-    stored = await round_sql.select_round(unit.conn, unit.operator_id, round_id, lock=True)
+    stored = await round_sql.select_round(unit.conn, unit.operator_id, round_id, lock=True, claim=unit.take_claim())
     if stored is None:
         raise not_found("round")
     unit.read_clock()  # waiting for the lock may have carried us past the deadline

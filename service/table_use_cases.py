@@ -102,7 +102,7 @@ async def list_tables(unit: UnitOfWork) -> list[TableRow]:
 
 async def close_table(unit: UnitOfWork, table_id: UUID) -> TableRow:
     """No new rounds from now; rounds in flight finish. An idle cut-card shoe is retired and revealed now."""
-    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id)
+    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, claim=unit.take_claim())
     if locked is None:
         raise not_found("table")
     table, lock = locked
