@@ -5,7 +5,6 @@ Each returns a RoundView (domain values); `service/api/` decides how it is shown
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -25,6 +24,7 @@ from service.db.round_sql import StoredRound
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
 from service.shuffler import shuffle
+from service.time_ordered_ids import uuid7
 from service.unit_of_work import UnitOfWork
 from shoe.shoe import Reveal, Shoe, ShoeError, ShoePolicy, decode_shoe, encode_shoe
 
@@ -69,7 +69,7 @@ async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundVi
         raise ApiError(409, "TABLE_CLOSED", "the table is closed to new rounds")
     if new.forced_cards and not (table.settings.test and unit.settings.allow_test_tables):
         raise ApiError(403, "FORCED_CARDS_NOT_ALLOWED", "forced cards are accepted only on a test table")
-    round_id = str(uuid.uuid4())
+    round_id = str(uuid7(now))  # time-ordered: the round's index entries go where the last round's went
     structlog.contextvars.bind_contextvars(round_id=round_id)
     shoe, events = await _shoe_for_round(unit, table, round_id, new.forced_cards)
     step = red_dog_round.open_round(
