@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -109,6 +109,14 @@ async def delete_key(conn: Conn, operator_id: str, key: str) -> None:
     await conn.execute("DELETE FROM idempotency_keys WHERE operator_id = $1 AND key = $2", operator_id, key)
 
 
-async def delete_expired_keys(conn: Conn, now: datetime, retention: timedelta) -> int:
-    status = await conn.execute("DELETE FROM idempotency_keys WHERE created_at < $1", now - retention)
+async def delete_expired_keys(conn: Conn, created_before: datetime, limit: int) -> int:
+    """Delete up to `limit` keys created before `created_before`, oldest first (an index range on created_at);
+    how many. Keys a request holds right now are skipped, not waited for."""
+    status = await conn.execute(
+        "DELETE FROM idempotency_keys k USING (SELECT operator_id, key FROM idempotency_keys"
+        " WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED) old"
+        " WHERE k.operator_id = old.operator_id AND k.key = old.key",
+        created_before,
+        limit,
+    )
     return int(status.split()[-1])
