@@ -69,8 +69,16 @@ async def select_table(conn: Conn, operator_id: str, table_id: UUID) -> TableRow
     return None if record is None else _row(record)
 
 
+class LockedTable(msgspec.Struct, frozen=True, kw_only=True):
+    """A table row this transaction has locked: its settings, its audit chain's head, and its cut-card shoe."""
+
+    table: TableRow
+    lock: TableLock
+    shoe: bytes | None  # a cut-card table's shoe between rounds (secret: never shown); None for per-round shoes
+
+
 _LOCK = (
-    f"SELECT {_COLUMNS}, {head_columns()}{{claimed}} FROM game_tables"  # noqa: S608 - column names are ours
+    f"SELECT {_COLUMNS}, shoe, {head_columns()}{{claimed}} FROM game_tables"  # noqa: S608 - column names are ours
     " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE"
 )
 _LOCK_TABLE = _LOCK.format(claimed="")
@@ -79,15 +87,17 @@ _CLAIM_AND_LOCK_TABLE = f"WITH {keys.claim_cte(2, 3)} " + _LOCK.format(claimed=f
 
 async def lock_table(
     conn: Conn, operator_id: str, table_id: UUID, *, claim: keys.Claim | None = None
-) -> tuple[TableRow, TableLock] | None:
-    """One of the operator's tables, locked for this transaction, with its audit chain head; `claim` claims an
-    idempotency key in the same statement (KeyTaken when it was taken)."""
+) -> LockedTable | None:
+    """One of the operator's tables, locked for this transaction, with its audit chain head and shoe (one round
+    trip); `claim` claims an idempotency key in the same statement (KeyTaken when it was taken)."""
     if claim is None:
         record = await conn.fetchrow(_LOCK_TABLE, table_id, operator_id)
     else:
         record = await conn.fetchrow(_CLAIM_AND_LOCK_TABLE, table_id, operator_id, *keys.claim_args(claim))
         await keys.check_claimed(conn, claim, None if record is None else record["claimed"])
-    return None if record is None else (_row(record), table_lock_of(record))
+    if record is None:
+        return None
+    return LockedTable(table=_row(record), lock=table_lock_of(record), shoe=record["shoe"])
 
 
 async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:
@@ -97,11 +107,6 @@ async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:
         operator_id,
     )
     return [_row(r) for r in records]
-
-
-async def select_table_shoe(conn: Conn, table_id: UUID) -> bytes | None:
-    value: bytes | None = await conn.fetchval("SELECT shoe FROM game_tables WHERE table_id = $1", table_id)
-    return value
 
 
 def update_table(

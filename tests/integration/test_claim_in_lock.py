@@ -68,7 +68,7 @@ async def test_a_free_key_is_claimed_with_the_lock_and_a_rollback_frees_it(
     await refused.start()
     locked = await table_sql.lock_table(conn, operator, table_id, claim=claim(operator, key))
     assert locked is not None
-    assert locked[0].table_id == table_id
+    assert locked.table.table_id == table_id
     assert await conn.fetchval("SELECT request_hash FROM idempotency_keys WHERE key = $1", key) == DIGEST
     await refused.rollback()  # what a refused request does
     assert await conn.fetchval("SELECT count(*) FROM idempotency_keys WHERE key = $1", key) == 0
