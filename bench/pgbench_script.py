@@ -4,9 +4,10 @@ Every statement is the service's own SQL text; every argument is passed as a pgb
 parses it on each execution as it does for the service. Only what must differ from one replayed round to the next is
 rewritten, recognised by value rather than by statement, so the script follows whatever SQL the code sends:
 
-- the round's id (alone, in arrays, or inside text such as bet ids and the round's JSON) becomes md5(:r), fresh per run;
+- the round's id (alone, in arrays, or inside text such as bet ids and the round's JSON) becomes a fresh time-ordered
+  id, as the service's UUIDv7 ids are: the client's chain position :seq first (rising with time), then md5(:r);
 - the requests' Idempotency-Keys become md5(:r) plus the request's number;
-- audit hashes the capture wrote become sha256(:r, n), since the log's hash is UNIQUE;
+- audit hashes the capture wrote become sha256(:r, n), random like real ones;
 - audit sequence numbers (the capture table's chain was moved to start at SEQ_BASE) follow the client's own table;
 - the capture table's id becomes the client's table, and timestamps become now() plus the captured offset.
 """
@@ -25,8 +26,9 @@ from bench.statement_capture import CapturedRound, Transaction
 
 SEQ_BASE = 10**12
 MAX_REFERENCES = 255  # pgbench's limit on variables in one SQL command
-ROUND_UUID = "md5(:r::text)::uuid"
-ROUND_TEXT = "md5(:r::text)::uuid::text"
+_ROUND_HEX = "(lpad(to_hex(:seq::bigint), 12, '0') || substr(md5(:r::text), 13))"  # time-ordered, like UUIDv7
+ROUND_UUID = f"{_ROUND_HEX}::uuid"
+ROUND_TEXT = f"{_ROUND_HEX}::uuid::text"
 CLIENT_TABLE = "('00000000-0000-4000-8000-' || lpad(:client_id::text, 12, '0'))::uuid"
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 _REFERENCE = re.compile(r"(?<!:):([A-Za-z0-9_]+)")

@@ -5,7 +5,6 @@ Each returns a RoundView (domain values); `service/api/` decides how it is shown
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -25,6 +24,7 @@ from service.db.round_sql import StoredRound
 from service.db.table_sql import UNSET, TableRow
 from service.errors import ApiError, not_found, validation
 from service.shuffler import shuffle
+from service.time_ordered_ids import uuid7
 from service.unit_of_work import UnitOfWork
 from shoe.shoe import Reveal, Shoe, ShoeError, ShoePolicy, decode_shoe, encode_shoe
 
@@ -59,19 +59,19 @@ class RoundQuery(msgspec.Struct, frozen=True, kw_only=True):
 
 async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundView:
     """Take the antes and deal the posts; the table row lock orders rounds and the audit chain."""
-    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id)
+    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, claim=unit.take_claim())
     if locked is None:
         raise not_found("table")
-    table, lock = locked
+    table, lock = locked.table, locked.lock
     now = unit.read_clock()  # after the lock: the chain's times and the raise window start when the deal does
     _check_bets(table, new)
     if table.status is not TableStatus.OPEN:
         raise ApiError(409, "TABLE_CLOSED", "the table is closed to new rounds")
     if new.forced_cards and not (table.settings.test and unit.settings.allow_test_tables):
         raise ApiError(403, "FORCED_CARDS_NOT_ALLOWED", "forced cards are accepted only on a test table")
-    round_id = str(uuid.uuid4())
+    round_id = str(uuid7(now))  # time-ordered: the round's index entries go where the last round's went
     structlog.contextvars.bind_contextvars(round_id=round_id)
-    shoe, events = await _shoe_for_round(unit, table, round_id, new.forced_cards)
+    shoe, events = _shoe_for_round(table, locked.shoe, round_id, new.forced_cards)
     step = red_dog_round.open_round(
         round_id=round_id,
         table_id=str(table.table_id),
@@ -104,8 +104,8 @@ def _check_bets(table: TableRow, new: NewRound) -> None:
         raise ApiError(400, "VALIDATION_ERROR", detail, errors=[{"key": "forced_cards", "message": detail}])
 
 
-async def _shoe_for_round(
-    unit: UnitOfWork, table: TableRow, round_id: str, forced: tuple[str, ...]
+def _shoe_for_round(
+    table: TableRow, table_shoe: bytes | None, round_id: str, forced: tuple[str, ...]
 ) -> tuple[Shoe, list[Event]]:
     """A fresh committed shoe per round, or the table's cut-card shoe (replaced once the cut card is out)."""
     settings = table.settings
@@ -113,8 +113,7 @@ async def _shoe_for_round(
     if settings.shoe_policy is ShoePolicy.CUT_CARD:
         if table.active_round_id is not None:
             raise ApiError(409, "ROUND_IN_PROGRESS", "a cut-card table plays one round at a time")
-        data = await table_sql.select_table_shoe(unit.conn, table.table_id)
-        current = None if data is None else decode_shoe(data)
+        current = None if table_shoe is None else decode_shoe(table_shoe)
         if not shoe_lifecycle.needs_new_shoe(current, forced):
             assert current is not None
             return current, events
@@ -207,7 +206,7 @@ def view(stored: StoredRound) -> RoundView:
 
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
     structlog.contextvars.bind_contextvars(round_id=str(round_id))
-    stored = await round_sql.select_round(unit.conn, unit.operator_id, round_id, lock=True)
+    stored = await round_sql.select_round(unit.conn, unit.operator_id, round_id, lock=True, claim=unit.take_claim())
     if stored is None:
         raise not_found("round")
     unit.read_clock()  # waiting for the lock may have carried us past the deadline

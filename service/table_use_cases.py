@@ -102,20 +102,18 @@ async def list_tables(unit: UnitOfWork) -> list[TableRow]:
 
 async def close_table(unit: UnitOfWork, table_id: UUID) -> TableRow:
     """No new rounds from now; rounds in flight finish. An idle cut-card shoe is retired and revealed now."""
-    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id)
+    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, claim=unit.take_claim())
     if locked is None:
         raise not_found("table")
-    table, lock = locked
+    table, lock = locked.table, locked.lock
     now = unit.read_clock()
     if table.status is TableStatus.CLOSED:
         raise ApiError(409, "TABLE_CLOSED", "the table is already closed")
     events: list[Event] = [TableClosed(closed_at=now, actor=unit.operator_id)]
     shoe_change: bytes | table_sql.Unset | None = UNSET
-    if table.active_round_id is None:
-        data = await table_sql.select_table_shoe(unit.conn, table_id)
-        if data is not None:
-            events.append(shoe_lifecycle.revealed(decode_shoe(data)))
-            shoe_change = None
+    if table.active_round_id is None and locked.shoe is not None:
+        events.append(shoe_lifecycle.revealed(decode_shoe(locked.shoe)))
+        shoe_change = None
     appended = checkpoints.append(unit, table_id, lock.head, events, test=table.settings.test, now=now)
     unit.defer([*appended.writes, table_sql.update_table(table_id, appended.head, shoe=shoe_change, closed_at=now)])
     return msgspec.structs.replace(table, status=TableStatus.CLOSED, closed_at=now)

@@ -36,6 +36,12 @@ class UnitOfWork:
         self.pending: list[Statement] = []
         self.after_commit: list[Callable[[], None]] = []
         self.refusal: Exception | None = None
+        self.key_claim: keys.Claim | None = None  # an idempotency key for the request's lock statement to claim
+
+    def take_claim(self) -> keys.Claim | None:
+        """The idempotency key to claim in the lock statement about to run (once: then it is claimed)."""
+        claim, self.key_claim = self.key_claim, None
+        return claim
 
     def read_clock(self) -> datetime:
         """Read the time again: after taking a lock, which may have waited past a deadline."""
@@ -106,20 +112,31 @@ class IdempotencyKey(msgspec.Struct, frozen=True, kw_only=True):
     request_hash: bytes  # binds the key to one request: the same key with another request is a conflict
 
 
-def idempotent(key: IdempotencyKey, status: int, work: Work[T], present: Callable[[T], bytes]) -> Work[Reply]:
+def idempotent(
+    key: IdempotencyKey, status: int, work: Work[T], present: Callable[[T], bytes], *, claim_in_lock: bool = False
+) -> Work[Reply]:
     """The work run once per idempotency key: a repeat gets the first reply's bytes, a different request a 409.
-    A refused request keeps no reply, so retrying it is evaluated afresh."""
+    A refused request keeps no reply, so retrying it is evaluated afresh.
+
+    `claim_in_lock`: the work's first statement is a row lock that claims the key too (`UnitOfWork.take_claim`),
+    one round trip fewer; otherwise the key is claimed on its own before the work starts."""
 
     async def once(unit: UnitOfWork) -> Reply:
-        stored = await keys.claim_key(unit.conn, unit.operator_id, key.key, key.request_hash, unit.now)
-        if stored is not None:
-            unit.after_commit.clear()
-            if stored.request_hash != key.request_hash:
-                raise ApiError(409, "IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used for a different request")
-            if stored.status_code is None or stored.response is None:
-                raise RetryTransaction("key claimed without a response")
-            return Reply(status=stored.status_code, body=stored.response, replayed=True)
-        result = await work(unit)
+        if claim_in_lock:
+            unit.key_claim = keys.Claim(
+                operator_id=unit.operator_id, key=key.key, request_hash=key.request_hash, now=unit.now
+            )
+            try:
+                result = await work(unit)
+            except keys.KeyTaken:
+                return _replay(unit, key, await keys.select_key(unit.conn, unit.operator_id, key.key))
+            if unit.key_claim is not None:
+                raise AssertionError("the work never took its lock, so the idempotency key was never claimed")
+        else:
+            stored = await keys.claim_key(unit.conn, unit.operator_id, key.key, key.request_hash, unit.now)
+            if stored is not None:
+                return _replay(unit, key, stored)
+            result = await work(unit)
         if unit.refusal is not None:
             await keys.delete_key(unit.conn, unit.operator_id, key.key)  # the refusal is not a reply to replay
             return Reply(status=0, body=b"")  # never sent: run() raises the refusal instead
@@ -128,3 +145,15 @@ def idempotent(key: IdempotencyKey, status: int, work: Work[T], present: Callabl
         return Reply(status=status, body=body)
 
     return once
+
+
+def _replay(unit: UnitOfWork, key: IdempotencyKey, stored: keys.StoredResponse) -> Reply:
+    """The first reply's bytes again; nothing this unit prepared is written or announced."""
+    unit.after_commit.clear()
+    unit.pending.clear()
+    unit.refusal = None
+    if stored.request_hash != key.request_hash:
+        raise ApiError(409, "IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used for a different request")
+    if stored.status_code is None or stored.response is None:
+        raise RetryTransaction("key claimed without a response")
+    return Reply(status=stored.status_code, body=stored.response, replayed=True)

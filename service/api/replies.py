@@ -14,20 +14,32 @@ T = TypeVar("T")
 
 
 async def write(
-    request: Request[Any, Any, Any], status: int, work: Work[T], present: Callable[[T], bytes]
+    request: Request[Any, Any, Any],
+    status: int,
+    work: Work[T],
+    present: Callable[[T], bytes],
+    *,
+    claim_in_lock: bool = False,
 ) -> Response[bytes]:
-    """A state change under the request's idempotency key; a replay returns the first reply's bytes."""
-    return as_response(await write_reply(request, status, work, present))
+    """A state change under the request's idempotency key; a replay returns the first reply's bytes.
+    `claim_in_lock`: the work starts with a row lock that claims the key in the same statement."""
+    return as_response(await write_reply(request, status, work, present, claim_in_lock=claim_in_lock))
 
 
 async def write_reply(
-    request: Request[Any, Any, Any], status: int, work: Work[T], present: Callable[[T], bytes]
+    request: Request[Any, Any, Any],
+    status: int,
+    work: Work[T],
+    present: Callable[[T], bytes],
+    *,
+    claim_in_lock: bool = False,
 ) -> Reply:
     """`write`'s reply before it becomes a Response (lean_routes sends it as it is)."""
     caller = caller_of(request)
     assert caller.idempotency_key is not None  # authenticate() requires one on every POST
     key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash)
-    return await run(request.app.state.runner, caller.operator_id, idempotent(key, status, work, present))
+    unit_work = idempotent(key, status, work, present, claim_in_lock=claim_in_lock)
+    return await run(request.app.state.runner, caller.operator_id, unit_work)
 
 
 async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:

@@ -54,7 +54,9 @@ async def create_round(
 
 async def _open_round(request: Request[Any, Any, Any], table_id: UUID) -> Reply:
     new = presenters.new_round(body_of(request))
-    return await write_reply(request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present)
+    return await write_reply(
+        request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present, claim_in_lock=True
+    )
 
 
 @post(
@@ -82,7 +84,9 @@ async def decide(
 
 async def _decide(request: Request[Any, Any, Any], round_id: UUID) -> Reply:
     decision = presenters.decision(body_of(request))
-    return await write_reply(request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present)
+    return await write_reply(
+        request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present, claim_in_lock=True
+    )
 
 
 @post(
@@ -97,7 +101,13 @@ async def close_round(
 ) -> Response[bytes]:
     data: wire.CloseIn | None = body_of(request)
     requested_by = None if data is None else data.requested_by
-    return await write(request, 200, lambda unit: round_use_cases.close_round(unit, round_id, requested_by), _present)
+    return await write(
+        request,
+        200,
+        lambda unit: round_use_cases.close_round(unit, round_id, requested_by),
+        _present,
+        claim_in_lock=True,
+    )
 
 
 @post(
@@ -112,7 +122,11 @@ async def void_round(
 ) -> Response[bytes]:
     data: wire.VoidIn = body_of(request)
     return await write(
-        request, 200, lambda unit: round_use_cases.void_round(unit, round_id, data.reason, data.requested_by), _present
+        request,
+        200,
+        lambda unit: round_use_cases.void_round(unit, round_id, data.reason, data.requested_by),
+        _present,
+        claim_in_lock=True,
     )
 
 
@@ -127,7 +141,9 @@ async def rollback_round(
     request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
     reason = body_of(request).reason
-    return await write(request, 200, lambda unit: round_use_cases.rollback_round(unit, round_id, reason), _present)
+    return await write(
+        request, 200, lambda unit: round_use_cases.rollback_round(unit, round_id, reason), _present, claim_in_lock=True
+    )
 
 
 @get("/rounds/{round_id:uuid}", responses=responses(200, wire.RoundOut, *SIGNED, 404), summary="One round")

@@ -26,6 +26,10 @@ class Statement(msgspec.Struct, frozen=True):
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 
 
+_COMBINED: dict[tuple[tuple[str, int], ...], str] = {}  # the combined text of each sequence of writes seen, built once
+_COMBINED_MOST = 512  # a handful of sequences occur; the bound only stops a bug from growing it without end
+
+
 async def execute_together(conn: Conn, statements: Sequence[Statement]) -> None:
     """Run the writes as one query, each a data-modifying CTE: one round trip however many there are.
 
@@ -37,12 +41,23 @@ async def execute_together(conn: Conn, statements: Sequence[Statement]) -> None:
     if len(statements) == 1:
         await conn.execute(statements[0].sql, *statements[0].args)
         return
+    shape = tuple((s.sql, len(s.args)) for s in statements)
+    combined = _COMBINED.get(shape)
+    if combined is None:
+        combined = _combine(statements)
+        if len(_COMBINED) >= _COMBINED_MOST:
+            _COMBINED.clear()
+        _COMBINED[shape] = combined
+    await conn.execute(combined, *[arg for statement in statements for arg in statement.args])
+
+
+def _combine(statements: Sequence[Statement]) -> str:
     parts: list[str] = []
-    args: list[Any] = []
+    offset = 0
     for i, statement in enumerate(statements):
-        parts.append(f"w{i} AS ({_renumber(statement.sql, len(args))})")
-        args.extend(statement.args)
-    await conn.execute(f"WITH {', '.join(parts)} SELECT 1", *args)
+        parts.append(f"w{i} AS ({_renumber(statement.sql, offset)})")
+        offset += len(statement.args)
+    return f"WITH {', '.join(parts)} SELECT 1"
 
 
 def _renumber(sql: str, offset: int) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -13,6 +14,56 @@ class StoredResponse(msgspec.Struct, frozen=True, kw_only=True):
     request_hash: bytes
     status_code: int | None
     response: bytes | None
+
+
+class Claim(msgspec.Struct, frozen=True, kw_only=True):
+    """A key to claim inside the statement that takes the request's row lock (one round trip, not two)."""
+
+    operator_id: str
+    key: str
+    request_hash: bytes
+    now: datetime
+
+
+class KeyTaken(Exception):
+    """A lock statement found its claim's key already taken: the request is a replay (or a conflict)."""
+
+
+def claim_cte(operator_param: int, first: int) -> str:
+    """`claim AS (...)`: the claim as a data-modifying CTE; the operator is the lock's own parameter `operator_param`,
+    the key, request hash and time are `first`.. `first + 2`.
+
+    Read from the lock's select list (`claimed_column()`), it runs before the row lock is taken: a second request
+    with the same key waits on the key's index entry holding no row lock, so it can never deadlock with the first.
+    """
+    op, key, digest, now = f"${operator_param}", f"${first}", f"${first + 1}", f"${first + 2}"
+    return (
+        f"claim AS (INSERT INTO idempotency_keys (operator_id, key, request_hash, created_at)"  # noqa: S608 - $n only
+        f" VALUES ({op}, {key}, {digest}, {now}) ON CONFLICT (operator_id, key) DO NOTHING RETURNING true)"
+    )
+
+
+CLAIMED = "(SELECT count(*) FROM claim) AS claimed"
+
+
+def claim_args(claim: Claim) -> tuple[Any, ...]:
+    return (claim.key, claim.request_hash, claim.now)
+
+
+async def check_claimed(conn: Conn, claim: Claim, claimed: int | None) -> None:
+    """After a lock statement that carried `claim`: return when this transaction holds the key, else KeyTaken.
+
+    `claimed` is None when the lock found no row; the insert ran all the same (a data-modifying CTE always does),
+    so the key is ours exactly when this transaction wrote its row."""
+    if claimed is None:
+        claimed = await conn.fetchval(
+            "SELECT count(*) FROM idempotency_keys WHERE operator_id = $1 AND key = $2"
+            " AND xmin = pg_current_xact_id()::xid",
+            claim.operator_id,
+            claim.key,
+        )
+    if not claimed:
+        raise KeyTaken(claim.key)
 
 
 async def claim_key(
@@ -32,12 +83,17 @@ async def claim_key(
     )
     if inserted:
         return None
+    return await select_key(conn, operator_id, key)
+
+
+async def select_key(conn: Conn, operator_id: str, key: str) -> StoredResponse:
+    """What the request that took the key stored."""
     record = await conn.fetchrow(
         "SELECT request_hash, status_code, response FROM idempotency_keys WHERE operator_id = $1 AND key = $2",
         operator_id,
         key,
     )
-    if record is None:  # purged between the two statements; the caller retries the transaction
+    if record is None:  # purged since it was found taken; the caller retries the transaction
         raise RetryTransaction("idempotency key purged while being read")
     return StoredResponse(**dict(record))
 
@@ -53,6 +109,14 @@ async def delete_key(conn: Conn, operator_id: str, key: str) -> None:
     await conn.execute("DELETE FROM idempotency_keys WHERE operator_id = $1 AND key = $2", operator_id, key)
 
 
-async def delete_expired_keys(conn: Conn, now: datetime, retention: timedelta) -> int:
-    status = await conn.execute("DELETE FROM idempotency_keys WHERE created_at < $1", now - retention)
+async def delete_expired_keys(conn: Conn, created_before: datetime, limit: int) -> int:
+    """Delete up to `limit` keys created before `created_before`, oldest first (an index range on created_at);
+    how many. Keys a request holds right now are skipped, not waited for."""
+    status = await conn.execute(
+        "DELETE FROM idempotency_keys k USING (SELECT operator_id, key FROM idempotency_keys"
+        " WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED) old"
+        " WHERE k.operator_id = old.operator_id AND k.key = old.key",
+        created_before,
+        limit,
+    )
     return int(status.split()[-1])

@@ -10,6 +10,7 @@ import msgspec
 
 from paytables.round import Round
 from service.db import Conn, Statement
+from service.db import idempotency_sql as keys
 from service.db.audit_sql import TableLock, head_columns, table_lock_of
 from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
@@ -72,13 +73,28 @@ def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRoun
     )
 
 
-async def select_round(conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False) -> StoredRound | None:
-    """One of the operator's rounds; `lock` holds the round row and its table's (audit head, shoe) too."""
+_ONE = f"{_SELECT} WHERE r.round_id = $1 AND r.operator_id = $2"
+_LOCK_ONE = f"{_ONE} FOR UPDATE OF r, t"
+# The claim is read in the select list: it runs before the rows are locked (see keys.claim_cte).
+_CLAIM_AND_LOCK_ONE = (
+    f"WITH {keys.claim_cte(2, 3)} SELECT {_COLUMNS}, {keys.CLAIMED}"  # noqa: S608 - ours
+    " FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"
+    " WHERE r.round_id = $1 AND r.operator_id = $2 FOR UPDATE OF r, t"
+)
+
+
+async def select_round(
+    conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False, claim: keys.Claim | None = None
+) -> StoredRound | None:
+    """One of the operator's rounds; `lock` holds the round row and its table's (audit head, shoe) too, and
+    `claim` (with `lock`) claims an idempotency key in the same statement (KeyTaken when it was taken)."""
     # Locked rows are re-read at their latest committed version, so the audit head seen here is current.
-    suffix = " FOR UPDATE OF r, t" if lock else ""
-    record = await conn.fetchrow(
-        f"{_SELECT} WHERE r.round_id = $1 AND r.operator_id = $2{suffix}", round_id, operator_id
-    )
+    if claim is not None:
+        assert lock, "a key is claimed only by a request that locks what it changes"
+        record = await conn.fetchrow(_CLAIM_AND_LOCK_ONE, round_id, operator_id, *keys.claim_args(claim))
+        await keys.check_claimed(conn, claim, None if record is None else record["claimed"])
+    else:
+        record = await conn.fetchrow(_LOCK_ONE if lock else _ONE, round_id, operator_id)
     return None if record is None else _stored(record, table_locked=lock)
 
 

@@ -11,6 +11,7 @@ import msgspec
 
 from paytables.table import TableSettings, TableStatus
 from service.db import Conn, Statement
+from service.db import idempotency_sql as keys
 from service.db.audit_sql import AuditHead, TableLock, head_columns, table_lock_of, tree_bytes
 
 SETTINGS = TableSettings.__struct_fields__  # one column per setting, named alike
@@ -68,15 +69,35 @@ async def select_table(conn: Conn, operator_id: str, table_id: UUID) -> TableRow
     return None if record is None else _row(record)
 
 
-async def lock_table(conn: Conn, operator_id: str, table_id: UUID) -> tuple[TableRow, TableLock] | None:
-    """One of the operator's tables, locked for this transaction, with its audit chain head."""
-    record = await conn.fetchrow(
-        f"SELECT {_COLUMNS}, {head_columns()} FROM game_tables"  # noqa: S608 - column names are ours
-        " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE",
-        table_id,
-        operator_id,
-    )
-    return None if record is None else (_row(record), table_lock_of(record))
+class LockedTable(msgspec.Struct, frozen=True, kw_only=True):
+    """A table row this transaction has locked: its settings, its audit chain's head, and its cut-card shoe."""
+
+    table: TableRow
+    lock: TableLock
+    shoe: bytes | None  # a cut-card table's shoe between rounds (secret: never shown); None for per-round shoes
+
+
+_LOCK = (
+    f"SELECT {_COLUMNS}, shoe, {head_columns()}{{claimed}} FROM game_tables"  # noqa: S608 - column names are ours
+    " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE"
+)
+_LOCK_TABLE = _LOCK.format(claimed="")
+_CLAIM_AND_LOCK_TABLE = f"WITH {keys.claim_cte(2, 3)} " + _LOCK.format(claimed=f", {keys.CLAIMED}")
+
+
+async def lock_table(
+    conn: Conn, operator_id: str, table_id: UUID, *, claim: keys.Claim | None = None
+) -> LockedTable | None:
+    """One of the operator's tables, locked for this transaction, with its audit chain head and shoe (one round
+    trip); `claim` claims an idempotency key in the same statement (KeyTaken when it was taken)."""
+    if claim is None:
+        record = await conn.fetchrow(_LOCK_TABLE, table_id, operator_id)
+    else:
+        record = await conn.fetchrow(_CLAIM_AND_LOCK_TABLE, table_id, operator_id, *keys.claim_args(claim))
+        await keys.check_claimed(conn, claim, None if record is None else record["claimed"])
+    if record is None:
+        return None
+    return LockedTable(table=_row(record), lock=table_lock_of(record), shoe=record["shoe"])
 
 
 async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:
@@ -86,11 +107,6 @@ async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:
         operator_id,
     )
     return [_row(r) for r in records]
-
-
-async def select_table_shoe(conn: Conn, table_id: UUID) -> bytes | None:
-    value: bytes | None = await conn.fetchval("SELECT shoe FROM game_tables WHERE table_id = $1", table_id)
-    return value
 
 
 def update_table(

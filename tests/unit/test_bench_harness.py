@@ -216,7 +216,7 @@ def test_text_holding_the_round_id_is_spliced_around_the_fresh_id() -> None:
     text = lines(script_for(captured_round(), variables))
     insert = next(line for line in text if line.startswith("INSERT INTO rounds"))
     before, between, after = (variables.names[piece] for piece in ('{"round_id":"', '","bets":[{"bet_id":"', '.1"}]}'))
-    fresh = "md5(:r::text)::uuid::text"
+    fresh = "(lpad(to_hex(:seq::bigint), 12, '0') || substr(md5(:r::text), 13))::uuid::text"  # the chain position first
     assert f"(:{before}::text || {fresh} || :{between}::text || {fresh} || :{after}::text)::jsonb" in insert
 
 
