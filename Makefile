@@ -42,14 +42,11 @@ $(TOOLS_STAMP): tools/node/package.json tools/node/package-lock.json
 
 # pytest-xdist workers share one PostgreSQL (tests/conftest.py starts it before they do); at least two even on one
 # core, since a test spends most of its time waiting on the database. TEST_WORKERS=0 runs in one process.
-# Whole modules to a worker, in collection order (tests/conftest.py puts the longest first): a module's own database
-# and cached computations are then built once, not on every worker. Measured against the default per-test spread.
-TEST_DIST ?= --dist loadscope --no-loadscope-reorder
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 2 ? 2 : n )))
 
 .PHONY: test
 test: $(STAMP) $(NODE_TOOLS) ## Run every test against a real PostgreSQL (the fault tests in their short forms)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(TEST_DIST) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The long forms of the fault tests (tests/faults, docs/faults.md); `make test` runs their short forms.
 FUZZ_EXAMPLES ?= 50

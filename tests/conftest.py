@@ -42,9 +42,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 # The modules whose tests take the longest (external tools, a killed and restarted server, exact enumerations): run
-# first, so neither pytest-xdist worker is left finishing one of them alone at the end of the run. `make test` hands
-# out whole modules (--dist loadscope) in this order, which also keeps a module's own database and its cached
-# computations on one worker instead of building them on both.
+# first, so neither pytest-xdist worker is left finishing one of them alone at the end of the run. (Handing out whole
+# modules instead, --dist loadscope, measured slower: 169 s against 100 s for the default spread; worksteal tied.)
 HEAVY_FIRST = (
     "tests/faults/test_crash.py",
     "tests/api/test_openapi_document.py",

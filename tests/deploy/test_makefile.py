@@ -51,9 +51,6 @@ def test_make_run_execs_the_server() -> None:
     assert dry.stdout.strip().splitlines()[-1] == "exec .venv/bin/reddog serve"
 
 
-DIST = "--dist loadscope --no-loadscope-reorder"  # whole modules to a worker, longest first (tests/conftest.py)
-
-
 def _dry_run_of_make_test(path: Path) -> list[str]:
     """What `make test` would run with only `path` on PATH, were tools/node's lock file newer than its install."""
     make = shutil.which("make")
@@ -77,15 +74,15 @@ def test_make_test_installs_the_node_tools_first_where_node_and_npm_are(tmp_path
     lines = _dry_run_of_make_test(tmp_path)
     assert lines[0].startswith("cd tools/node && ")
     assert " npm ci " in lines[0]
-    assert lines[-1] == f".venv/bin/python -m pytest -n 2 {DIST}"
+    assert lines[-1] == ".venv/bin/python -m pytest -n 2"
 
 
 def test_make_test_runs_the_tests_alone_without_node(tmp_path: Path) -> None:
-    assert _dry_run_of_make_test(tmp_path) == [f".venv/bin/python -m pytest -n 2 {DIST}"]
+    assert _dry_run_of_make_test(tmp_path) == [".venv/bin/python -m pytest -n 2"]
 
 
 @pytest.mark.parametrize(("cores", "workers"), [("1", "2"), ("2", "2"), ("4", "4")])
 def test_make_test_runs_a_worker_per_core_and_never_fewer_than_two(tmp_path: Path, cores: str, workers: str) -> None:
     (tmp_path / "nproc").write_text(f"#!/bin/sh\necho {cores}\n")  # a machine with `cores` cores
     (tmp_path / "nproc").chmod(0o755)
-    assert _dry_run_of_make_test(tmp_path) == [f".venv/bin/python -m pytest -n {workers} {DIST}"]
+    assert _dry_run_of_make_test(tmp_path) == [f".venv/bin/python -m pytest -n {workers}"]
