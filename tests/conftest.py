@@ -41,31 +41,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         stack.close()
 
 
-# The modules whose tests take the longest (external tools, a killed and restarted server, exact enumerations): run
-# first, so neither pytest-xdist worker is left finishing one of them alone at the end of the run. (Handing out whole
-# modules instead, --dist loadscope, measured slower: 169 s against 100 s for the default spread; worksteal tied.)
-HEAVY_FIRST = (
-    "tests/faults/test_crash.py",
-    "tests/api/test_openapi_document.py",
-    "tests/api/test_generated_clients.py",
-    "tests/unit/test_red_dog_per_seat.py",
-    "tests/faults/test_fuzz.py",
-    "tests/api/test_swagger_offline.py",
-    "tests/api/test_recall.py",
-    "tests/e2e/test_production_start.py",
-    "tests/api/test_audit_export.py",
-    "tests/unit/test_inbetween_bot.py",
-    "tests/unit/test_audit_verify_export.py",
-    "tests/integration/test_audit_db_tools.py",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Move HEAVY_FIRST's modules to the front (a stable sort: every module's tests stay together, in their order)."""
-    rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(HEAVY_FIRST)))
-
-
 @pytest.fixture(scope="session")
 def database_server() -> Iterator[str]:
     with server_url() as url:
