@@ -1,5 +1,6 @@
 """A TCP proxy between the app and PostgreSQL that a test can cut: every connection through it dropped at once, and
-new ones refused (nothing listens) until it is restored on the same port."""
+new ones reset as soon as they arrive until it is restored. It keeps listening through a cut: a port let go for a
+moment can be taken by any other process on the machine (another test's ephemeral port), and then never comes back."""
 
 from __future__ import annotations
 
@@ -14,24 +15,28 @@ class Proxy:
         self.target = (host, port)  # a host starting with "/" is a directory holding PostgreSQL's Unix socket
         self.port = 0
         self._server: asyncio.Server | None = None
+        self._refusing = False
         self._open: set[asyncio.StreamWriter] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
-        self.port = self._server.sockets[0].getsockname()[1]
+        """Listen (the first time), or let connections through again after a cut."""
+        self._refusing = False
+        if self._server is None:
+            self._server = await asyncio.start_server(self._accept, "127.0.0.1", self.port)
+            self.port = self._server.sockets[0].getsockname()[1]
 
     async def cut(self) -> None:
-        """Stop listening (new connections are refused) and reset every connection it carries."""
-        assert self._server is not None
-        self._server.close()
+        """Reset every connection it carries, and every new one as it arrives, until start()."""
+        self._refusing = True
         for writer in list(self._open):
             writer.transport.abort()
         self._open.clear()
-        await self._server.wait_closed()
-        self._server = None
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        if self._refusing:
+            client_writer.transport.abort()
+            return
         try:
             host, port = self.target
             if host.startswith("/"):
@@ -56,8 +61,11 @@ class Proxy:
         self._open.discard(writer)
 
     async def close(self) -> None:
+        await self.cut()
         if self._server is not None:
-            await self.cut()
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
         for task in list(self._tasks):
             task.cancel()
 
