@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 import asyncpg
@@ -23,9 +23,9 @@ from tests.conftest import make_settings
 from tests.faults.load import assert_paid_once, assert_settled_by_hand
 from tests.support.clock import ManualClock
 from tests.support.live import Live, live
+from tests.support.racing import after, code
 from tests.support.scratch import Database, verified_scratch_database
 
-T = TypeVar("T")
 ROUNDS = int(os.environ.get("RD_RACE_ROUNDS", "16"))  # `make fuzz` races more
 WIN, LOSE = ["3S", "JH", "9D"], ["4S", "TH", "KD"]  # a spread of 7 with a 9 between; a spread of 5 with a king outside
 REFUSALS = {"NOT_IN_RAISE_WINDOW", "RAISE_WINDOW_CLOSED"}
@@ -36,15 +36,6 @@ async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database: its sweepers see only its rounds."""
     async with verified_scratch_database(database_server) as database:
         yield database
-
-
-async def after(delay: float, work: Awaitable[T]) -> T:
-    await asyncio.sleep(delay)
-    return await work
-
-
-def code(response: httpx.Response) -> str:
-    return "OK" if response.status_code < 300 else str(response.json()["code"])
 
 
 def ended(rnd: dict[str, Any]) -> dict[str, Any]:

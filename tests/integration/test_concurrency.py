@@ -7,7 +7,7 @@ import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 import asyncpg
@@ -23,9 +23,9 @@ from service.sweeper import sweep
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.racing import after, code
 from tests.support.scratch import Database, verified_scratch_database
 
-T = TypeVar("T")
 # 3-J is a spread of 7 at 1 to 1 and a 9 falls between; 4-T is a spread of 5 and a king falls outside.
 WIN, LOSE = ["3S", "JH", "9D"], ["4S", "TH", "KD"]
 LONG = 300  # a window no test here outlives, so the only expired rounds the sweeps find are the race's
@@ -36,16 +36,6 @@ async def database(database_server: str) -> AsyncIterator[Database]:
     """This module's own database: the sweeps raced here count every expired round in it."""
     async with verified_scratch_database(database_server) as database:
         yield database
-
-
-async def after(delay: float, work: Awaitable[T]) -> T:
-    """Start `work` after `delay` seconds, to land requests at chosen moments around a deadline."""
-    await asyncio.sleep(delay)
-    return await work
-
-
-def code(response: httpx.Response) -> str:
-    return "OK" if response.status_code < 300 else str(response.json()["code"])
 
 
 async def round_events(db: asyncpg.Connection, round_id: str) -> list[Event]:
