@@ -7,11 +7,15 @@ others sit idle. With SO_REUSEPORT each worker listens on a socket of its own on
 each new connection to one of them by a hash of its addresses: an even share on average, whatever the timing.
 
 The supervisor holds the sockets, so a restarted worker takes over its predecessor's socket and the connections
-waiting in its backlog; supervision itself (restarts, signals, health checks) is uvicorn's.
+waiting in its backlog; supervision itself (restarts, signals, health checks) is uvicorn's. On shutdown it lets go
+of them first, and a worker exits when the supervisor dies, however it dies.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import socket
 import sys
 
@@ -45,6 +49,27 @@ def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
     return sockets
 
 
+class WorkerProcess(Process):
+    """uvicorn's worker process, asking the kernel for SIGTERM when its supervisor dies (even by SIGKILL): an orphan
+    would go on serving on the port, unsupervised and without /metrics, and keep a new server from starting."""
+
+    def __init__(self, config: Config, sockets: list[socket.socket]) -> None:
+        super().__init__(config, sockets)
+        self.supervisor = os.getpid()
+
+    def target(self, sockets: list[socket.socket] | None = None) -> None:  # runs in the worker
+        _exit_with(self.supervisor)
+        super().target(sockets)
+
+
+def _exit_with(supervisor: int) -> None:
+    if sys.platform == "linux":
+        pr_set_pdeathsig = 1  # <linux/prctl.h>
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != supervisor:  # it died before the request took hold
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 class SocketPerWorker(Multiprocess):
     """uvicorn's supervisor, with worker i always started on socket i."""
 
@@ -55,16 +80,23 @@ class SocketPerWorker(Multiprocess):
 
     def init_processes(self) -> None:
         for sock in self.slots:
-            process = Process(self.config, [sock])
+            process = WorkerProcess(self.config, [sock])
             process.start()
             self.processes.append(process)
+
+    def terminate_all(self) -> None:
+        """Let go of the sockets before the workers drain: a socket the supervisor still held would keep queueing new
+        connections that no worker accepts any more, and reset them at exit, after their requests were sent."""
+        for sock in self.slots:
+            sock.close()
+        super().terminate_all()
 
     def restart_all(self) -> None:
         """SIGHUP: replace each worker on its own socket, the new one ready before the old one stops."""
         for idx, old in enumerate(self.processes):
             if self.should_exit.is_set():
                 return
-            new = Process(self.config, [self.slots[idx]])
+            new = WorkerProcess(self.config, [self.slots[idx]])
             new.start()
             if not new.wait_until_ready(self.config.timeout_worker_healthcheck, self.should_exit):
                 new.kill()
@@ -90,7 +122,7 @@ class SocketPerWorker(Multiprocess):
             if self.should_exit.is_set():
                 return
             logger.info(f"Child process [{process.pid}] died")
-            process = Process(self.config, [self.slots[idx]])
+            process = WorkerProcess(self.config, [self.slots[idx]])
             process.start()
             self.processes[idx] = process
 
