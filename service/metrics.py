@@ -118,7 +118,8 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
 
 def _labelled(metric: Any, *values: str) -> Any:
     """`metric.labels(*values)`, kept: labels() takes a lock and builds the key on every call, several times a round.
-    Every label here has a small, fixed set of values (paytable, decks, outcome, status, mode, currency, kind)."""
+    Every label here has a small, fixed set of values (paytable, decks, outcome, status, mode, currency, kind,
+    method, route template, HTTP status)."""
     key = (metric, values)
     child = _children.get(key)
     if child is None:
@@ -146,14 +147,7 @@ def observe_checkpoint(at: datetime) -> None:
 
 
 def observe_request(method: str, route: str, status: int, seconds: float) -> None:
-    key = (method, route, status)
-    child = _http_children.get(key)
-    if child is None:  # labels() looks the child up under a lock each time: keep what it returned
-        child = _http_children[key] = HTTP_DURATION.labels(method, route, str(status))
-    child.observe(seconds)
-
-
-_http_children: dict[tuple[str, str, int], Histogram] = {}  # route templates and statuses: a small, bounded set
+    _labelled(HTTP_DURATION, method, route, str(status)).observe(seconds)  # route templates: a small, fixed set
 
 
 def observe_sweep(lag_seconds: float) -> None:

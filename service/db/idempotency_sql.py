@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import asyncpg
 import msgspec
 
 from service.db import Conn, RetryTransaction, Statement
@@ -46,14 +47,16 @@ def claim_cte(operator_param: int, first: int) -> str:
 CLAIMED = "(SELECT count(*) FROM claim) AS claimed"
 
 
-def claim_args(claim: Claim) -> tuple[Any, ...]:
-    return (claim.key, claim.request_hash, claim.now)
+async def fetch_claiming(conn: Conn, sql: str, args: tuple[Any, ...], claim: Claim) -> asyncpg.Record | None:
+    """Run a lock statement that carries `claim_cte` (its own `args`, then the claim's) and return its row, once
+    this transaction holds the key; KeyTaken when another request took it."""
+    record = await conn.fetchrow(sql, *args, claim.key, claim.request_hash, claim.now)
+    await _check_claimed(conn, claim, None if record is None else record["claimed"])
+    return record
 
 
-async def check_claimed(conn: Conn, claim: Claim, claimed: int | None) -> None:
-    """After a lock statement that carried `claim`: return when this transaction holds the key, else KeyTaken.
-
-    `claimed` is None when the lock found no row; the insert ran all the same (a data-modifying CTE always does),
+async def _check_claimed(conn: Conn, claim: Claim, claimed: int | None) -> None:
+    """`claimed` is None when the lock found no row; the insert ran all the same (a data-modifying CTE always does),
     so the key is ours exactly when this transaction wrote its row."""
     if claimed is None:
         claimed = await conn.fetchval(

@@ -91,8 +91,7 @@ async def select_round(
     # Locked rows are re-read at their latest committed version, so the audit head seen here is current.
     if claim is not None:
         assert lock, "a key is claimed only by a request that locks what it changes"
-        record = await conn.fetchrow(_CLAIM_AND_LOCK_ONE, round_id, operator_id, *keys.claim_args(claim))
-        await keys.check_claimed(conn, claim, None if record is None else record["claimed"])
+        record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_ONE, (round_id, operator_id), claim)
     else:
         record = await conn.fetchrow(_LOCK_ONE if lock else _ONE, round_id, operator_id)
     return None if record is None else _stored(record, table_locked=lock)

@@ -93,8 +93,7 @@ async def lock_table(
     if claim is None:
         record = await conn.fetchrow(_LOCK_TABLE, table_id, operator_id)
     else:
-        record = await conn.fetchrow(_CLAIM_AND_LOCK_TABLE, table_id, operator_id, *keys.claim_args(claim))
-        await keys.check_claimed(conn, claim, None if record is None else record["claimed"])
+        record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_TABLE, (table_id, operator_id), claim)
     if record is None:
         return None
     return LockedTable(table=_row(record), lock=table_lock_of(record), shoe=record["shoe"])
