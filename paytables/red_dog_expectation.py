@@ -10,7 +10,6 @@ whatever the players decide: every figure is conditional on the decision actuall
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 
@@ -20,7 +19,7 @@ from paytables.paytable import Paytable, PostRule
 from paytables.red_dog import Outcome, Result, RuleError, check_stake, classify, settle
 from paytables.round import Bet, Round
 from paytables.rtp import optimal_raise, raise_spreads_of, triples
-from shoe.cards import RANK_VALUES, rank
+from shoe.cards import RANK_VALUES, RANKS, SUITS, CardError, rank
 
 
 class Stake(msgspec.Struct, frozen=True, kw_only=True):
@@ -111,9 +110,16 @@ def _settled(result: Result | None) -> bool:
 
 
 def undealt_rank_counts(order: str, after_index: int) -> dict[int, int]:
-    """Rank counts of the shoe's cards after index `after_index` (the second post): where the third card comes from."""
-    counts = Counter(rank(order[i : i + 2]) for i in range(2 * (after_index + 1), len(order), 2))
-    return {r: counts.get(r, 0) for r in RANK_VALUES}
+    """Rank counts of the shoe's cards after index `after_index` (the second post): where the third card comes from.
+
+    Counted by `str.count` over the rank letters (every other character): a settled round asks once, and card by
+    card through `rank` it cost more than the rest of its figures."""
+    rest = order[2 * (after_index + 1) :]
+    ranks, suits = rest[0::2], rest[1::2]
+    counts = {value: ranks.count(symbol) for value, symbol in zip(RANK_VALUES, RANKS, strict=True)}
+    if len(rest) % 2 or sum(counts.values()) != len(ranks) or sum(map(suits.count, SUITS)) != len(suits):
+        raise CardError(f"not a shoe of card codes: {rest!r}")
+    return counts
 
 
 def total(expectations: Iterable[Expectation]) -> Expectation:
@@ -148,13 +154,17 @@ def optimal_play_return(paytable: Paytable, decks: int) -> Fraction:
 
 
 def _moments(branches: list[_Branch]) -> Expectation:
+    """Each branch (cards, paid, wagered) happens with probability cards / all cards. The sums are kept as integers
+    over that one denominator, so only the three results are fractions (a round settles with them every time)."""
     cards = sum(n for n, _, _ in branches)
-    live = [(Fraction(n, cards), paid, wagered) for n, paid, wagered in branches if n]
-    mean_paid = sum((p * paid for p, paid, _ in live), Fraction(0))
-    mean_wagered = sum((p * wagered for p, _, wagered in live), Fraction(0))
-    mean_square = sum((p * (paid - wagered) ** 2 for p, paid, wagered in live), Fraction(0))
-    mean_net = mean_paid - mean_wagered
-    return Expectation(expected_paid=mean_paid, expected_wagered=mean_wagered, variance=mean_square - mean_net**2)
+    paid = sum(n * p for n, p, _ in branches)
+    wagered = sum(n * w for n, _, w in branches)
+    square = sum(n * (p - w) ** 2 for n, p, w in branches)
+    net = paid - wagered
+    # Var = E[X^2] - E[X]^2 = square / cards - (net / cards)^2
+    variance = Fraction(cards * square - net * net, cards * cards)
+    mean_paid, mean_wagered = Fraction(paid, cards), Fraction(wagered, cards)
+    return Expectation(expected_paid=mean_paid, expected_wagered=mean_wagered, variance=variance)
 
 
 def _check_counts(remaining: Mapping[int, int]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -24,6 +25,7 @@ from paytables.red_dog_expectation import (
 )
 from paytables.refusals import RaiseExceedsAnte
 from paytables.rtp import compute
+from shoe.cards import DECK, CardError, rank
 from tests.unit.oracle import PAYTABLE_IDS
 
 STANDARD = loader.get("standard/v1")
@@ -105,6 +107,18 @@ def test_bets_in_one_round_share_the_third_card_so_their_variances_do_not_simply
 def test_the_undealt_counts_are_the_ranks_after_the_second_post() -> None:
     order = "2S3H" + "4D" + "TC" + "5S5HAC"  # two burnt cards, posts at indexes 2 and 3, then three undealt
     assert undealt_rank_counts(order, 3) == dict.fromkeys(range(2, 15), 0) | {5: 2, 14: 1}
+
+
+@given(st.lists(st.sampled_from(DECK), max_size=60), st.integers(min_value=-1, max_value=60))
+def test_the_undealt_counts_agree_with_counting_card_by_card(cards: list[str], after: int) -> None:
+    by_card = Counter(rank(card) for card in cards[after + 1 :])
+    assert undealt_rank_counts("".join(cards), after) == {r: by_card[r] for r in range(2, 15)}
+
+
+@pytest.mark.parametrize("order", ["2S3H4X", "2S3H1D", "2S3H4"])
+def test_undealt_cards_that_are_not_card_codes_are_refused(order: str) -> None:
+    with pytest.raises(CardError):
+        undealt_rank_counts(order, 0)
 
 
 def test_a_raise_the_rules_refuse_is_refused_here_too() -> None:
