@@ -6,6 +6,7 @@ of `service/checkpoints.py` never re-hash history.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
@@ -129,7 +130,9 @@ def _kind(event: Event | SystemEvent) -> str:
     return tag
 
 
+@functools.lru_cache(maxsize=256)
 def _uuid(value: str | None) -> UUID | None:
+    """Parsed once per id: an append names its round in most of its records."""
     return None if value is None else UUID(value)
 
 
