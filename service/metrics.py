@@ -6,11 +6,12 @@ deploy/ are tested against this module. Gauges say how several worker processes 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram, values
 
 from paytables import rtp_report
 from paytables.chi_square import outcome_probabilities
@@ -18,6 +19,20 @@ from paytables.paytable import Paytable
 from paytables.red_dog import Result
 from paytables.red_dog_expectation import Expectation, optimal_play_return
 from paytables.round import Round
+
+
+def _pid_kept_value_class() -> Any:
+    """prometheus-client's multiprocess value asks the OS for the process id on every update, to notice a fork
+    (some twenty times a round). The id is kept here instead and renewed in a forked child, so a fork is noticed
+    all the same. Set before the first metric exists: each value class keeps its own open files."""
+    if values.ValueClass is values.MutexValue:  # one process: no files, nothing to check
+        return values.MutexValue
+    pid = [os.getpid()]
+    os.register_at_fork(after_in_child=lambda: pid.__setitem__(0, os.getpid()))
+    return values.MultiProcessValue(process_identifier=lambda: pid[0])  # type: ignore[no-untyped-call]
+
+
+values.ValueClass = _pid_kept_value_class()
 
 MONEY = ["paytable", "currency", "mode"]  # minor units only add up within one currency
 

@@ -145,3 +145,30 @@ def test_several_workers_add_up_their_counters_and_pools_and_keep_the_newest_che
     assert registry.get_sample_value("reddog_db_pool_waiters") == 3
     assert registry.get_sample_value("reddog_audit_checkpoint_timestamp_seconds") == 2000
     assert registry.get_sample_value("reddog_open_raise_windows") == 6  # the most recent sample
+
+
+FORKING_WORKER = textwrap.dedent(
+    """
+    import os
+    from service import metrics
+    metrics.observe_sweep(0.3)
+    child = os.fork()
+    if child == 0:
+        metrics.observe_sweep(0.3)  # the child's count starts again from zero, in a file of its own
+        os._exit(0)
+    os.waitpid(child, 0)
+    metrics.observe_sweep(0.3)
+    print(os.getpid(), child)
+    """
+)
+
+
+def test_a_forked_worker_counts_in_its_own_file_though_the_pid_is_not_asked_on_every_update(tmp_path: Path) -> None:
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    args = [sys.executable, "-c", FORKING_WORKER]
+    done = subprocess.run(args, check=True, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
+    parent, child = done.stdout.split()
+    assert {p.name for p in tmp_path.iterdir()} >= {f"counter_{parent}.db", f"counter_{child}.db"}
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
+    assert registry.get_sample_value("reddog_sweeper_settled_total") == 3  # 2 in the parent, 1 in the child
