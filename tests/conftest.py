@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from audit.signed_note import KeyPair, generate_key
-from service.app import create_app
+from service.app import create_app, wire
 from service.settings import Settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
@@ -105,9 +105,24 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
+_IDLE_APPS: dict[int, list[Litestar]] = {}  # built apps not running, by body size limit: reused, rewired
+
+
 @pytest.fixture
-def app(settings: Settings, clock: ManualClock) -> Litestar:
-    return create_app(settings, clock=clock, sweep=False)
+def app(request: pytest.FixtureRequest, settings: Settings, clock: ManualClock) -> Iterator[Litestar]:
+    """The service for the test's settings and clock. Building Litestar's routes costs about 0.1 s, some 500 tests
+    ask: an app a test has stopped is wired afresh for the next (its lifespan starts from the wiring). A test that
+    captures the output gets an app of its own: the request log writes where stdout was when the app was built."""
+    captures = {"capsys", "capfd", "caplog"} & set(request.fixturenames)
+    idle = _IDLE_APPS.setdefault(settings.max_body_bytes, [])
+    if captures or not idle:
+        built = create_app(settings, clock=clock, sweep=False)
+    else:
+        built = idle.pop()
+        wire(built, settings, clock=clock, sweep=False)
+    yield built
+    if not captures:
+        idle.append(built)
 
 
 @pytest.fixture
