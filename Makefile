@@ -102,6 +102,13 @@ bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor and the databa
 bench-300k: $(STAMP) $(NODE_STAMP) ## make bench, then again once the database holds 300k rounds (seeded by SQL)
 	$(BENCH) --seed-rounds 300000
 
+BENCH_PAIRS ?= 3
+.PHONY: bench-compare
+bench-compare: $(STAMP) $(NODE_STAMP) ## This tree against BASE (a git revision) in interleaved pairs: ratios of rounds/s and CPU per round
+	@test -n "$(BASE)" || { echo "make bench-compare needs BASE=<git revision>"; exit 1; }
+	$(BIN)/python -m bench.compare --base $(BASE) --pairs $(BENCH_PAIRS) --seconds $(BENCH_SECONDS) \
+		--warmup $(BENCH_WARMUP) --clients $(BENCH_CLIENTS) --workers $(RD_WORKERS)
+
 .PHONY: rng-report
 rng-report: $(STAMP) ## Chi-square of 1,000,000 production shuffles and dieharder on their draws -> docs/rng-report.md
 	$(BIN)/python -m bench.rng_report $(RNG_REPORT_ARGS)

@@ -65,15 +65,18 @@ def database_name(url: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def fresh_database(server: Server, purpose: str, *, keep: bool = False) -> AsyncIterator[str]:
-    """A new database for this run, migrated by the service's own `reddog migrate`, dropped afterwards unless kept."""
+async def fresh_database(
+    server: Server, purpose: str, *, keep: bool = False, reddog: str | None = None
+) -> AsyncIterator[str]:
+    """A new database for this run, migrated by the service's own `reddog migrate` (or `reddog`, another revision's),
+    dropped afterwards unless kept."""
     name = f"reddog_bench_{purpose}_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(server.url)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
         url = with_database(server.url, name)
         try:
-            migrate(url)
+            migrate(url, reddog)
             yield url
         finally:
             if keep:
@@ -84,10 +87,10 @@ async def fresh_database(server: Server, purpose: str, *, keep: bool = False) ->
         await admin.close()
 
 
-def migrate(url: str) -> None:
-    reddog = str(Path(sys.executable).with_name("reddog"))
+def migrate(url: str, reddog: str | None = None) -> None:
+    command = reddog or str(Path(sys.executable).with_name("reddog"))
     env = {**os.environ, "DATABASE_URL": url}
-    subprocess.run([reddog, "migrate"], env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([command, "migrate"], env=env, check=True, stdout=subprocess.DEVNULL)
 
 
 async def own_backends(conn: asyncpg.Connection, database: str) -> list[int]:

@@ -118,10 +118,11 @@ def step(text: str) -> None:
     print(f"bench: {text}", file=sys.stderr, flush=True)
 
 
-def serve_product(ctx: Context, database_url: str, name: str) -> Any:
+def serve_product(ctx: Context, database_url: str, name: str, command: str | None = None) -> Any:
+    """`reddog serve` as production runs it; `command` another revision's `reddog` (bench.compare)."""
     port = free_port()
     env = service_env(database_url, port, ctx.options.workers, ctx.operators, ctx.folder / "data")
-    return serve([reddog(), "serve"], env, port, ctx.folder, name)
+    return serve([command or reddog(), "serve"], env, port, ctx.folder, name)
 
 
 async def capture(ctx: Context, replay_url: str) -> tuple[list[CapturedRound], UUID]:
