@@ -105,21 +105,24 @@ def clock() -> ManualClock:
     return ManualClock()
 
 
-_IDLE_APPS: dict[int, list[Litestar]] = {}  # built apps not running, by body size limit: reused, rewired
+_IDLE_APPS: dict[tuple[int, str], list[Litestar]] = {}  # built apps not running, by body limit and log level
 
 
 @pytest.fixture
 def app(request: pytest.FixtureRequest, settings: Settings, clock: ManualClock) -> Iterator[Litestar]:
     """The service for the test's settings and clock. Building Litestar's routes costs about 0.1 s, some 500 tests
-    ask: an app a test has stopped is wired afresh for the next (its lifespan starts from the wiring). A test that
+    ask: an app a test has stopped is wired afresh for the next (its lifespan starts from the wiring). Apps are kept
+    by what is fixed when one is built: the body size limit, and the log level the request log binds. A test that
     captures the output gets an app of its own: the request log writes where stdout was when the app was built."""
     captures = {"capsys", "capfd", "caplog"} & set(request.fixturenames)
-    idle = _IDLE_APPS.setdefault(settings.max_body_bytes, [])
+    idle = _IDLE_APPS.setdefault((settings.max_body_bytes, settings.log_level), [])
     if captures or not idle:
         built = create_app(settings, clock=clock, sweep=False)
     else:
         built = idle.pop()
         wire(built, settings, clock=clock, sweep=False)
+        if built.logging_config:  # Litestar's own log handlers, pointed at stderr as it is now (as a build does)
+            built.get_logger = built.logging_config.configure()
     yield built
     if not captures:
         idle.append(built)
