@@ -163,7 +163,7 @@ FORKING_WORKER = textwrap.dedent(
 )
 
 
-def test_a_forked_worker_counts_in_its_own_file_though_the_pid_is_not_asked_on_every_update(tmp_path: Path) -> None:
+def test_a_forked_worker_counts_in_its_own_file_with_the_process_id_kept_by_the_metrics(tmp_path: Path) -> None:
     env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
     args = [sys.executable, "-c", FORKING_WORKER]
     done = subprocess.run(args, check=True, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
@@ -172,3 +172,22 @@ def test_a_forked_worker_counts_in_its_own_file_though_the_pid_is_not_asked_on_e
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
     assert registry.get_sample_value("reddog_sweeper_settled_total") == 3  # 2 in the parent, 1 in the child
+
+
+EARLY_METRIC = textwrap.dedent(
+    """
+    from prometheus_client import Counter
+    Counter("made_too_early", "a metric created before service.metrics").inc()
+    from service import metrics
+    """
+)
+
+
+def test_a_metric_created_before_the_service_metrics_is_refused_rather_than_sharing_their_files(
+    tmp_path: Path,
+) -> None:
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    args = [sys.executable, "-c", EARLY_METRIC]
+    done = subprocess.run(args, check=False, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
+    assert done.returncode != 0
+    assert "a metric was created before service.metrics" in done.stderr
