@@ -114,6 +114,8 @@ def undealt_rank_counts(order: str, after_index: int) -> dict[int, int]:
 
     Counted by `str.count` over the rank letters (every other character): a settled round asks once, and card by
     card through `rank` it cost more than the rest of its figures."""
+    if after_index < -1:  # -1: the whole shoe is undealt; anything lower is no position at all
+        raise RuleError(f"no card is dealt at index {after_index}")
     rest = order[2 * (after_index + 1) :]
     ranks, suits = rest[0::2], rest[1::2]
     counts = {value: ranks.count(symbol) for value, symbol in zip(RANK_VALUES, RANKS, strict=True)}

@@ -121,6 +121,11 @@ def test_undealt_cards_that_are_not_card_codes_are_refused(order: str) -> None:
         undealt_rank_counts(order, 0)
 
 
+def test_an_index_before_the_shoe_is_refused() -> None:
+    with pytest.raises(RuleError):
+        undealt_rank_counts("2S3H4D", -2)
+
+
 def test_a_raise_the_rules_refuse_is_refused_here_too() -> None:
     with pytest.raises(RuleError):
         bet_expectation(STANDARD, 8, 8, fresh_shoe_after(1, 8, 8), 5, 5)
