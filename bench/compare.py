@@ -1,11 +1,12 @@
 """`make bench-compare BASE=rev`: this tree against another revision, in pairs, on one machine in one run.
 
-A shared machine's speed drifts by more than a small change is worth (here the same code gave 741 to 840 rounds/s
-over an afternoon), so one run of each revision says little. This runs the two in pairs, the order alternating from
-pair to pair so a drift in time favours neither, on one PostgreSQL with one generator: each side's complete rounds
-and its HTTP floor (`GET /health/live`, a measure of how fast the machine is at that moment), then each figure's
-ratio within every pair, with their mean and range. The other revision is checked out in a git worktree with a
-virtualenv of its own; the generator and the accounting are this tree's for both sides.
+A shared machine's speed drifts by more than a small change is worth (here the database ceiling, identical SQL
+replayed by pgbench, gave 667 to 840 rounds/s over an afternoon), so one run of each revision says little. This runs
+the two in pairs, the order alternating from pair to pair so a drift in time favours neither, on one PostgreSQL with
+one generator: each side's complete rounds and its HTTP floor (`GET /health/live`, a measure of how fast the machine
+is at that moment), then each figure's ratio within every pair, with their mean and range. The other revision is
+checked out in a git worktree with a virtualenv of its own; the generator and the accounting are this tree's for
+both sides.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Measured(msgspec.Struct, frozen=True, kw_only=True):
     service_ms: float  # CPU per round
     postgres_ms: float
     floor_ms: float  # service CPU per GET /health/live
+    errors: int = 0  # failed requests of the rounds window: a pair with any gives no ratios
 
 
 FIGURES = ("rounds_per_s", "service_ms", "postgres_ms", "floor_ms")
@@ -52,22 +54,30 @@ def order_of(pair: int, sides: Sequence[Side]) -> list[Side]:
 
 
 def ratios(measured: Sequence[Measured], figure: str) -> list[float]:
-    """this ÷ base for one figure, pair by pair."""
-    by_pair: dict[int, dict[str, float]] = {}
+    """this ÷ base for one figure, pair by pair; a pair cut short, with errors or with nothing to divide by gives
+    none (a side that failed requests did less work, and its figures would flatter it)."""
+    by_pair: dict[int, dict[str, Measured]] = {}
     for m in measured:
-        by_pair.setdefault(m.pair, {})[m.side] = getattr(m, figure)
-    return [sides["this"] / sides["base"] for _, sides in sorted(by_pair.items()) if {"this", "base"} <= set(sides)]
+        by_pair.setdefault(m.pair, {})[m.side] = m
+    found = []
+    for _, sides in sorted(by_pair.items()):
+        this, base = sides.get("this"), sides.get("base")
+        if this is None or base is None or this.errors or base.errors or not getattr(base, figure):
+            continue
+        found.append(getattr(this, figure) / getattr(base, figure))
+    return found
 
 
 def report(measured: Sequence[Measured], base: str) -> str:
     lines = [
-        "| pair | side | rounds/s | CPU ms per round, service + PostgreSQL | floor: service ms per GET /health/live |",
-        "|---|---|---|---|---|",
+        "| pair | side | rounds/s | CPU ms per round, service + PostgreSQL | floor: service ms per GET /health/live"
+        " | errors |",
+        "|---|---|---|---|---|---|",
     ]
     for m in sorted(measured, key=lambda m: (m.pair, m.side)):
         cpu = f"{m.service_ms:.2f} + {m.postgres_ms:.2f}"
         side = f"base ({base})" if m.side == "base" else m.side
-        lines.append(f"| {m.pair + 1} | {side} | {m.rounds_per_s:.1f} | {cpu} | {m.floor_ms:.3f} |")
+        lines.append(f"| {m.pair + 1} | {side} | {m.rounds_per_s:.1f} | {cpu} | {m.floor_ms:.3f} | {m.errors} |")
     lines += ["", "| this ÷ base | mean | lowest | highest |", "|---|---|---|---|"]
     for figure in FIGURES:
         found = ratios(measured, figure)
@@ -101,8 +111,10 @@ async def _measure(ctx: Context, side: Side, pair: int) -> Measured:
         pair=pair,
         rounds_per_s=rounds.rounds_per_s,
         service_ms=rounds.cpu_ms_per_round["service"],
-        postgres_ms=rounds.cpu_ms_per_round["postgres"],
+        # PostgreSQL's CPU is read from /proc: 0 when the server is elsewhere (its ratio is then left out).
+        postgres_ms=rounds.cpu_ms_per_round.get("postgres", 0.0),
         floor_ms=floor.service_ms_per_request,
+        errors=sum(rounds.errors.values()),
     )
 
 
