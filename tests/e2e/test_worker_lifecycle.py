@@ -86,7 +86,10 @@ def _listening_sockets_held(pid: int, port: int) -> set[int]:
     return held
 
 
-@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads sockets from Linux's /proc")
+@pytest.mark.skipif(
+    not Path("/proc/net/tcp").exists() or not Path("/proc/self/task").exists(),
+    reason="reads sockets and the process tree from Linux's /proc",
+)
 def test_once_stopping_the_supervisor_lets_go_of_the_sockets_while_its_workers_drain_and_new_connections_are_refused(
     served_database: str, tmp_path: Path
 ) -> None:
@@ -97,6 +100,7 @@ def test_once_stopping_the_supervisor_lets_go_of_the_sockets_while_its_workers_d
         port = int(server.api_url.rsplit(":", 1)[1])
         assert _ask(port) == "answered"
         workers = _workers(server.pid)
+        assert len(workers) == 2, workers
         assert len(_listening_sockets_held(server.pid, port)) == 2  # one per worker, so a restart can take it over
         os.kill(server.pid, signal.SIGTERM)
         let_go_while_draining = False
