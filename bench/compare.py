@@ -126,7 +126,9 @@ def checked_out(revision: str) -> Iterator[Path]:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), revision], check=True)
         try:
             step(f"installing {revision} in {tree}")
-            subprocess.run(["make", "-C", str(tree), ".venv/.installed-stamp"], check=True, stdout=subprocess.DEVNULL)
+            done = subprocess.run(["make", "-C", str(tree), ".venv/.installed-stamp"], capture_output=True, text=True)
+            if done.returncode:  # the installer's own warnings are noise unless it failed
+                raise RuntimeError(f"installing {revision} failed:\n{done.stderr[-3000:]}")
             yield tree
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
