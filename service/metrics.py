@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram, values
@@ -28,12 +27,20 @@ def _pid_kept_value_class() -> Any:
     all the same. Set before the first metric exists: each value class keeps its own open files."""
     if values.ValueClass is values.MutexValue:  # one process: no files, nothing to check
         return values.MutexValue
-    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")  # the one service/commands.py sets
-    if folder and any(Path(folder).glob(f"*_{os.getpid()}.db")):  # two writers of one mmap file would corrupt it
+    if _values_made_by(values.ValueClass):  # two writers of one mmap file, each at its own offsets, corrupt it
         raise RuntimeError("a metric was created before service.metrics: its values would share this one's files")
     pid = [os.getpid()]
     os.register_at_fork(after_in_child=lambda: pid.__setitem__(0, os.getpid()))
     return values.MultiProcessValue(process_identifier=lambda: pid[0])  # type: ignore[no-untyped-call]
+
+
+def _values_made_by(value_class: Any) -> list[Any]:
+    """The values a multiprocess value class has made so far: prometheus-client keeps them in a list its
+    `__init__` closes over (the pinned version's; a version without it is treated as having made none)."""
+    init = value_class.__init__
+    cells = dict(zip(init.__code__.co_freevars, init.__closure__ or (), strict=True))
+    made = cells["values"].cell_contents if "values" in cells else []
+    return list(made)
 
 
 values.ValueClass = _pid_kept_value_class()

@@ -191,3 +191,22 @@ def test_a_metric_created_before_the_service_metrics_is_refused_rather_than_shar
     done = subprocess.run(args, check=False, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
     assert done.returncode != 0
     assert "a metric was created before service.metrics" in done.stderr
+
+
+STALE_FILE = textwrap.dedent(
+    """
+    import os, pathlib
+    # A file a dead worker left with the pid this process now has (pids are reused): not a metric of this process.
+    pathlib.Path(os.environ["PROMETHEUS_MULTIPROC_DIR"], f"counter_{os.getpid()}.db").touch()
+    from service import metrics
+    metrics.observe_sweep(0.3)
+    """
+)
+
+
+def test_a_file_left_by_a_dead_process_with_the_same_pid_does_not_stop_a_worker(tmp_path: Path) -> None:
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", STALE_FILE], check=True, env=env, cwd=ROOT, timeout=60)  # noqa: S603
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
+    assert registry.get_sample_value("reddog_sweeper_settled_total") == 1
