@@ -120,6 +120,20 @@ def test_the_theoretical_figures_are_published_per_paytable_and_decks() -> None:
     )
 
 
+def _in_worker(folder: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`script` run by a fresh interpreter writing its metrics into `folder`, as a worker does (exit not checked)."""
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(folder), "PATH": "/usr/bin:/bin"}
+    command = [sys.executable, "-c", script, *args]
+    return subprocess.run(command, check=False, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
+
+
+def _collected(folder: Path) -> CollectorRegistry:
+    """What /metrics would show of the workers that wrote into `folder`."""
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(folder))  # type: ignore[no-untyped-call]
+    return registry
+
+
 WORKER = textwrap.dedent(
     """
     import sys
@@ -134,11 +148,8 @@ WORKER = textwrap.dedent(
 
 def test_several_workers_add_up_their_counters_and_pools_and_keep_the_newest_checkpoint(tmp_path: Path) -> None:
     for size, waiters, checkpoint in [(4, 1, 1000), (6, 2, 2000)]:
-        env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-        args = [sys.executable, "-c", WORKER, str(size), str(waiters), str(checkpoint)]
-        subprocess.run(args, check=True, env=env, cwd=ROOT, timeout=60)  # noqa: S603 - our own interpreter
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
+        _in_worker(tmp_path, WORKER, str(size), str(waiters), str(checkpoint)).check_returncode()
+    registry = _collected(tmp_path)
     assert registry.get_sample_value("reddog_sweeper_settled_total") == 2
     assert registry.get_sample_value("reddog_sweeper_lag_seconds_bucket", {"le": "0.5"}) == 2
     assert registry.get_sample_value("reddog_db_pool_size") == 10
@@ -164,14 +175,11 @@ FORKING_WORKER = textwrap.dedent(
 
 
 def test_a_forked_worker_counts_in_its_own_file_with_the_process_id_kept_by_the_metrics(tmp_path: Path) -> None:
-    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    args = [sys.executable, "-c", FORKING_WORKER]
-    done = subprocess.run(args, check=True, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
+    done = _in_worker(tmp_path, FORKING_WORKER)
+    done.check_returncode()
     parent, child = done.stdout.split()
     assert {p.name for p in tmp_path.iterdir()} >= {f"counter_{parent}.db", f"counter_{child}.db"}
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
-    assert registry.get_sample_value("reddog_sweeper_settled_total") == 3  # 2 in the parent, 1 in the child
+    assert _collected(tmp_path).get_sample_value("reddog_sweeper_settled_total") == 3  # 2 in the parent, 1 in the child
 
 
 EARLY_METRIC = textwrap.dedent(
@@ -186,9 +194,7 @@ EARLY_METRIC = textwrap.dedent(
 def test_a_metric_created_before_the_service_metrics_is_refused_rather_than_sharing_their_files(
     tmp_path: Path,
 ) -> None:
-    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    args = [sys.executable, "-c", EARLY_METRIC]
-    done = subprocess.run(args, check=False, env=env, cwd=ROOT, timeout=60, capture_output=True, text=True)  # noqa: S603
+    done = _in_worker(tmp_path, EARLY_METRIC)
     assert done.returncode != 0
     assert "a metric was created before service.metrics" in done.stderr
 
@@ -205,8 +211,5 @@ STALE_FILE = textwrap.dedent(
 
 
 def test_a_file_left_by_a_dead_process_with_the_same_pid_does_not_stop_a_worker(tmp_path: Path) -> None:
-    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-c", STALE_FILE], check=True, env=env, cwd=ROOT, timeout=60)  # noqa: S603
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, path=str(tmp_path))  # type: ignore[no-untyped-call]
-    assert registry.get_sample_value("reddog_sweeper_settled_total") == 1
+    _in_worker(tmp_path, STALE_FILE).check_returncode()
+    assert _collected(tmp_path).get_sample_value("reddog_sweeper_settled_total") == 1
