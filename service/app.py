@@ -78,7 +78,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
     check_can_serve(settings)
     logs.configure(settings.log_level)  # before the build: the request log binds its logger then
     app = build_app(settings.max_body_bytes)
-    wire(app, settings, clock=clock, sweep=sweep)
+    app.state.wiring = Wiring(settings=settings, clock=clock, sweep=sweep)
     return app
 
 
@@ -90,18 +90,21 @@ class Wiring(msgspec.Struct, frozen=True, kw_only=True):
     sweep: bool
 
 
-def wire(app: Litestar, settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> None:
-    """Give a built app that is not running the settings and clock its next start-up takes (the test suite reuses
-    apps this way: building Litestar's routes costs about 0.1 s, settings and clocks differ from test to test)."""
-    check_can_serve(settings)
+def rewire(app: Litestar, settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> None:
+    """Make a built app that has stopped what `create_app(settings, ...)` would build, without building Litestar's
+    routes again (about 0.1 s; the test suite reuses apps this way). Its body size limit and the log level its
+    request log bound are fixed at the build: reuse an app only with the same ones."""
     if app.request_max_body_size != settings.max_body_bytes:
         raise ValueError("an app is built for one body size limit: build another for this one")
+    check_can_serve(settings)
     logs.configure(settings.log_level)
+    if app.logging_config:  # Litestar's own log handlers, pointed at stderr as it is now (as a build does)
+        app.get_logger = app.logging_config.configure()
     app.state.wiring = Wiring(settings=settings, clock=clock, sweep=sweep)
 
 
 def build_app(max_body_bytes: int) -> Litestar:
-    """The routes, middleware and lifespan; `wire` gives them the settings and clock before it starts."""
+    """The routes, middleware and lifespan; the settings and clock it starts with are on `app.state.wiring`."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:

@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from audit.signed_note import KeyPair, generate_key
-from service.app import create_app, wire
+from service.app import create_app, rewire
 from service.settings import Settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
@@ -120,9 +120,7 @@ def app(request: pytest.FixtureRequest, settings: Settings, clock: ManualClock) 
         built = create_app(settings, clock=clock, sweep=False)
     else:
         built = idle.pop()
-        wire(built, settings, clock=clock, sweep=False)
-        if built.logging_config:  # Litestar's own log handlers, pointed at stderr as it is now (as a build does)
-            built.get_logger = built.logging_config.configure()
+        rewire(built, settings, clock=clock, sweep=False)
     yield built
     if not captures:
         idle.append(built)
