@@ -189,7 +189,7 @@ def build_script(
         lines.extend(writer.statement(s.sql, s.args, types.get(s.sql, ())) for s in transaction.statements)
     step = state.seq_max - captured.head_before
     lines.append(f"\\set seq :seq + {step}")
-    return Script(text="\n".join(lines) + "\n", settles_at_open=len(captured.transactions) == 1, seq_step=step)
+    return Script(text="\n".join(lines) + "\n", settles_at_open=len(captured.keys) == 1, seq_step=step)
 
 
 def references(script: str) -> set[str]:
@@ -214,7 +214,7 @@ def sample(rounds: Sequence[CapturedRound], per_kind: int) -> list[CapturedRound
     """
     chosen: list[CapturedRound] = []
     for settles_at_open in (True, False):
-        kind = [r for r in rounds if (len(r.transactions) == 1) == settles_at_open]
+        kind = [r for r in rounds if (len(r.keys) == 1) == settles_at_open]
         first_of_shape: dict[tuple[object, ...], int] = {}
         for i, r in enumerate(kind):
             first_of_shape.setdefault(shape(r), i)

@@ -25,7 +25,8 @@ class Statement(msgspec.Struct, frozen=True):
 
 
 class Transaction(msgspec.Struct, frozen=True):
-    """BEGIN ... COMMIT on one connection, both included."""
+    """BEGIN ... COMMIT on one connection, both included; or one statement sent outside a transaction (it commits
+    on its own, as a request's unlocked read and its one-statement write do)."""
 
     statements: tuple[Statement, ...]
 
@@ -33,7 +34,7 @@ class Transaction(msgspec.Struct, frozen=True):
 class CapturedRound(msgspec.Struct, frozen=True, kw_only=True):
     round_id: UUID
     keys: tuple[str, ...]  # the Idempotency-Key of each request: open, and the decision if there was one
-    transactions: tuple[Transaction, ...]  # one per request, in order
+    transactions: tuple[Transaction, ...]  # every request's, in order (one locked, or an unlocked read and write)
     head_before: int  # the table's audit chain head when the round began
 
 
@@ -53,7 +54,9 @@ def _keyword(sql: str) -> str:
 
 
 def transactions(records: Iterable[tuple[int, str, tuple[Any, ...]]]) -> list[Transaction]:
-    """Committed transactions in the order they committed; statements outside a transaction are left out."""
+    """Committed transactions in the order they committed; a statement outside a transaction is one of its own
+    (the capture sees what was sent, not whether it failed: its one client never races itself). Rolled-back
+    transactions and the driver's own statements are left out."""
     open_by_connection: dict[int, list[Statement]] = {}
     done: list[Transaction] = []
     for number, sql, args in records:
@@ -66,11 +69,18 @@ def transactions(records: Iterable[tuple[int, str, tuple[Any, ...]]]) -> list[Tr
                 done.append(Transaction(tuple(open_by_connection.pop(number))))
             elif word == "ROLLBACK":
                 del open_by_connection[number]
+        elif not is_driver_statement(sql):
+            done.append(Transaction((Statement(sql, args),)))
     return done
 
 
 def _mentions(transaction: Transaction, key: str) -> bool:
     return any(key in statement.args for statement in transaction.statements)
+
+
+def _unlocked(committed: Sequence[Transaction], pair: Sequence[int]) -> bool:
+    """Two transactions of one request: an unlocked read, then its one-statement write."""
+    return all(len(committed[i].statements) == 1 for i in pair)
 
 
 def seq_values(transaction: Transaction, base: int) -> list[int]:
@@ -87,7 +97,8 @@ def seq_values(transaction: Transaction, base: int) -> list[int]:
 def match_rounds(
     committed: Sequence[Transaction], played: Sequence[tuple[UUID, Sequence[str]]], seq_base: int
 ) -> list[CapturedRound]:
-    """Each played round with the committed transaction of each of its requests (found by its Idempotency-Key)."""
+    """Each played round with the committed transactions of each of its requests (found by its Idempotency-Key):
+    one transaction for a locked request, its read and its write for an unlocked one."""
     head = seq_base
     heads: list[int] = []  # the chain head before each committed transaction
     for transaction in committed:
@@ -98,9 +109,9 @@ def match_rounds(
         found = []
         for key in keys:
             matches = [i for i, t in enumerate(committed) if _mentions(t, key)]
-            if len(matches) != 1:
-                raise ValueError(f"request {key} of round {round_id} committed {len(matches)} transactions, not 1")
-            found.append(matches[0])
+            if not 1 <= len(matches) <= 2 or (len(matches) == 2 and not _unlocked(committed, matches)):
+                raise ValueError(f"request {key} of round {round_id}: {len(matches)} transactions, not one or a pair")
+            found.extend(matches)
         rounds.append(
             CapturedRound(
                 round_id=round_id,

@@ -95,6 +95,10 @@ DB_POOL_SIZE = Gauge("reddog_db_pool_size", "Open database connections in the po
 DB_POOL_WAITERS = Gauge(
     "reddog_db_pool_waiters", "Tasks waiting for a database connection", multiprocess_mode="livesum"
 )
+OPTIMISTIC_CONFLICTS = Counter(
+    "reddog_optimistic_conflicts",
+    "Unlocked write attempts that found their table changed (or their key taken) and ran again the locked way",
+)
 AUDIT_RECORDS = Counter("reddog_audit_records_appended", "Audit records appended, by event kind", ["kind"])
 AUDIT_CHECKPOINT = Gauge(
     "reddog_audit_checkpoint_timestamp_seconds",

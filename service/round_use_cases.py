@@ -218,6 +218,7 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
     """What a step changes on its table's row: the audit head always, the shoe and the active round when named."""
 
     table_id: UUID
+    replaces: int  # the audit sequence number of the head this change was computed from
     head: AuditHead
     checkpoint_size: int  # of the table's latest signed checkpoint, after this change
     shoe: bytes | table_sql.Unset | None = UNSET
@@ -227,6 +228,7 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
         """This change followed by a later one of the same table, as one update (a row is written once per unit)."""
         return TableChange(
             table_id=self.table_id,
+            replaces=self.replaces,
             head=later.head,
             checkpoint_size=later.checkpoint_size,
             shoe=self.shoe if isinstance(later.shoe, table_sql.Unset) else later.shoe,
@@ -240,7 +242,9 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
         return msgspec.structs.replace(lock, head=self.head, checkpoint_size=self.checkpoint_size)
 
     def statement(self) -> Statement:
-        return table_sql.update_table(self.table_id, self.head, shoe=self.shoe, active_round_id=self.active_round_id)
+        return table_sql.update_table(
+            self.table_id, self.head, replaces=self.replaces, shoe=self.shoe, active_round_id=self.active_round_id
+        )
 
 
 def _persist(
@@ -293,6 +297,7 @@ def record_step(
     view = RoundView(round=rnd, reveal=reveal, currency=stored.currency, checkpoint_size=appended.checkpoint_size)
     change = TableChange(
         table_id=table_id,
+        replaces=lock.head.seq,
         head=appended.head,
         checkpoint_size=appended.checkpoint_size,
         shoe=table_shoe,

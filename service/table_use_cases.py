@@ -115,5 +115,10 @@ async def close_table(unit: UnitOfWork, table_id: UUID) -> TableRow:
         events.append(shoe_lifecycle.revealed(decode_shoe(locked.shoe)))
         shoe_change = None
     appended = checkpoints.append(unit, table_id, lock.head, events, test=table.settings.test, now=now)
-    unit.defer([*appended.writes, table_sql.update_table(table_id, appended.head, shoe=shoe_change, closed_at=now)])
+    unit.defer(
+        [
+            *appended.writes,
+            table_sql.update_table(table_id, appended.head, replaces=lock.head.seq, shoe=shoe_change, closed_at=now),
+        ]
+    )
     return msgspec.structs.replace(table, status=TableStatus.CLOSED, closed_at=now)

@@ -11,6 +11,7 @@ from typing import TypeVar
 import asyncpg
 import msgspec
 
+from service import metrics
 from service.clock import Clock
 from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency_sql as keys
@@ -21,14 +22,21 @@ from service.settings import Settings
 T = TypeVar("T")
 ATTEMPTS = 4
 RETRYABLE = (asyncpg.exceptions.SerializationError, asyncpg.exceptions.DeadlockDetectedError, RetryTransaction)
+# An unlocked attempt's read went stale (the head moved: 40001), or its key was taken meanwhile (a unique violation).
+OPTIMISTIC_CONFLICTS = (*RETRYABLE, asyncpg.exceptions.UniqueViolationError)
 
 
 class UnitOfWork:
     """One transaction's work: its connection and clock, the writes to flush together before COMMIT, what to do
     after COMMIT, and a refusal to raise once the changes that had to happen anyway are committed."""
 
-    def __init__(self, conn: Conn, settings: Settings, clock: Clock, operator_id: str) -> None:
+    def __init__(
+        self, conn: Conn, settings: Settings, clock: Clock, operator_id: str, *, optimistic: bool = False
+    ) -> None:
         self.conn = conn
+        # No transaction: the work reads once, unlocked, and its writes are one statement that checks the audit head
+        # it read (a single statement is its own transaction). Only work shaped so (`run(..., optimistic=True)`).
+        self.optimistic = optimistic
         self.settings = settings
         self.clock = clock
         self.operator_id = operator_id
@@ -68,16 +76,31 @@ class Runner(msgspec.Struct, frozen=True):
     clock: Clock
 
 
-async def run(runner: Runner, operator_id: str, work: Work[T]) -> T:
+async def run(runner: Runner, operator_id: str, work: Work[T], *, optimistic: bool = False) -> T:
     """Run `work` in one transaction, again on a serialization failure, deadlock or lost connection; after COMMIT
-    the hooks run and a refusal the work carried is raised."""
+    the hooks run and a refusal the work carried is raised.
+
+    `optimistic`: the work's one read is unlocked and its writes one statement checking the audit head it read
+    (two round trips, no BEGIN or COMMIT). When another change got there first, the statement fails whole and the
+    work runs again the locked way, which waits its turn instead of racing again."""
     for attempt in range(ATTEMPTS):
+        unlocked = optimistic and attempt == 0
         try:
-            async with acquire(runner.pool) as conn, conn.transaction():
-                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id)
-                result = await work(unit)
-                await execute_together(conn, unit.pending)
-        except RETRYABLE:
+            async with acquire(runner.pool) as conn:
+                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id, optimistic=unlocked)
+                if unlocked:
+                    result = await work(unit)
+                    await execute_together(conn, unit.pending)
+                else:
+                    async with conn.transaction():
+                        result = await work(unit)
+                        await execute_together(conn, unit.pending)
+        except OPTIMISTIC_CONFLICTS as exc:
+            if unlocked:  # the table changed, or the key was taken, between the read and the write: nothing written
+                metrics.OPTIMISTIC_CONFLICTS.inc()
+                continue
+            if not isinstance(exc, RETRYABLE):
+                raise
             if attempt == ATTEMPTS - 1:
                 raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
             await _backoff(attempt)
@@ -122,14 +145,23 @@ def idempotent(
     one round trip fewer; otherwise the key is claimed on its own before the work starts."""
 
     async def once(unit: UnitOfWork) -> Reply:
+        claim = keys.Claim(
+            operator_id=unit.operator_id,
+            key=key.key,
+            request_hash=key.request_hash,
+            now=unit.now,
+            lock=not unit.optimistic,
+        )
+        if unit.optimistic:
+            assert claim_in_lock, "an unlocked attempt looks its key up in the work's one read"
         if claim_in_lock:
-            unit.key_claim = keys.Claim(
-                operator_id=unit.operator_id, key=key.key, request_hash=key.request_hash, now=unit.now
-            )
+            unit.key_claim = claim
             try:
                 result = await work(unit)
             except keys.KeyTaken:
                 return _replay(unit, key, await keys.select_key(unit.conn, unit.operator_id, key.key))
+            except keys.KeyFound as found:
+                return _replay(unit, key, found.stored)
             if unit.key_claim is not None:
                 raise AssertionError("the work never took its lock, so the idempotency key was never claimed")
         else:
@@ -138,10 +170,14 @@ def idempotent(
                 return _replay(unit, key, stored)
             result = await work(unit)
         if unit.refusal is not None:
-            await keys.delete_key(unit.conn, unit.operator_id, key.key)  # the refusal is not a reply to replay
+            if not unit.optimistic:  # an unlocked attempt writes its key only with a reply
+                await keys.delete_key(unit.conn, unit.operator_id, key.key)  # the refusal is not a reply to replay
             return Reply(status=0, body=b"")  # never sent: run() raises the refusal instead
         body = present(result)
-        unit.defer([keys.update_response(unit.operator_id, key.key, status, body)])
+        if unit.optimistic:
+            unit.defer([keys.insert_response(claim, status, body)])
+        else:
+            unit.defer([keys.update_response(unit.operator_id, key.key, status, body)])
         return Reply(status=status, body=body)
 
     return once

@@ -39,7 +39,8 @@ async def write_reply(
     assert caller.idempotency_key is not None  # authenticate() requires one on every POST
     key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash)
     unit_work = idempotent(key, status, work, present, claim_in_lock=claim_in_lock)
-    return await run(request.app.state.runner, caller.operator_id, unit_work)
+    # Work that starts with the one statement reading what it changes can run unlocked first (unit_of_work.run).
+    return await run(request.app.state.runner, caller.operator_id, unit_work, optimistic=claim_in_lock)
 
 
 async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:

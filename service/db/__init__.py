@@ -17,31 +17,39 @@ class RetryTransaction(Exception):
 
 
 class Statement(msgspec.Struct, frozen=True):
-    """One write and its arguments, built now and run at the end of the transaction with the others."""
+    """One write and its arguments, built now and run at the end of the transaction with the others.
+
+    `leads`: run before the other writes it is combined with (it has a RETURNING clause, which the combined query
+    reads). The table-row update that checks the audit head leads, so every writer takes that row's lock first and
+    one that finds the head moved fails before it writes anything else."""
 
     sql: str
     args: tuple[Any, ...]
+    leads: bool = False
 
 
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 
 
-_COMBINED: dict[tuple[tuple[str, int], ...], str] = {}  # the combined text of each sequence of writes seen, built once
+_COMBINED: dict[
+    tuple[tuple[str, int, bool], ...], str
+] = {}  # the combined text of each sequence of writes seen, built once
 _COMBINED_MOST = 512  # a handful of sequences occur; the bound only stops a bug from growing it without end
 
 
 async def execute_together(conn: Conn, statements: Sequence[Statement]) -> None:
     """Run the writes as one query, each a data-modifying CTE: one round trip however many there are.
 
-    PostgreSQL runs every data-modifying CTE exactly once, read or not. The writes see the same snapshot, so two of
-    them must never touch the same row; what needs an earlier write's effect runs as its own statement.
+    PostgreSQL runs every data-modifying CTE exactly once, read or not: those the final SELECT reads (the leading
+    writes) first, in order, the others after them. The writes see the same snapshot, so two of them must never
+    touch the same row; what needs an earlier write's effect runs as its own statement.
     """
     if not statements:
         return
     if len(statements) == 1:
         await conn.execute(statements[0].sql, *statements[0].args)
         return
-    shape = tuple((s.sql, len(s.args)) for s in statements)
+    shape = tuple((s.sql, len(s.args), s.leads) for s in statements)
     combined = _COMBINED.get(shape)
     if combined is None:
         combined = _combine(statements)
@@ -57,7 +65,8 @@ def _combine(statements: Sequence[Statement]) -> str:
     for i, statement in enumerate(statements):
         parts.append(f"w{i} AS ({_renumber(statement.sql, offset)})")
         offset += len(statement.args)
-    return f"WITH {', '.join(parts)} SELECT 1"
+    leading = [f"(SELECT count(*) FROM w{i})" for i, s in enumerate(statements) if s.leads]  # noqa: S608 - ours
+    return f"WITH {', '.join(parts)} SELECT {' + '.join(leading) or '1'}"
 
 
 def _renumber(sql: str, offset: int) -> str:

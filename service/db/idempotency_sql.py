@@ -18,16 +18,28 @@ class StoredResponse(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True):
-    """A key to claim inside the statement that takes the request's row lock (one round trip, not two)."""
+    """A key to claim inside the statement that takes the request's row lock (one round trip, not two).
+
+    With `lock` false, the request reads without locking and writes in one statement (`UnitOfWork.optimistic`):
+    the read looks the key up instead (KeyFound when it is there), and the key is written with the reply."""
 
     operator_id: str
     key: str
     request_hash: bytes
     now: datetime
+    lock: bool = True
 
 
 class KeyTaken(Exception):
     """A lock statement found its claim's key already taken: the request is a replay (or a conflict)."""
+
+
+class KeyFound(Exception):
+    """A read that looked its key up found it: what the request that took it stored."""
+
+    def __init__(self, stored: StoredResponse) -> None:
+        super().__init__("idempotency key already used")
+        self.stored = stored
 
 
 def claim_cte(operator_param: int, first: int) -> str:
@@ -53,6 +65,31 @@ async def fetch_claiming(conn: Conn, sql: str, args: tuple[Any, ...], claim: Cla
     record = await conn.fetchrow(sql, *args, claim.key, claim.request_hash, claim.now)
     await _check_claimed(conn, claim, None if record is None else record["claimed"])
     return record
+
+
+def look_up_join(operator_param: int, key_param: int) -> str:
+    """A LEFT JOIN that reads the key (operator and key from the statement's parameters) beside the row read;
+    `fetch_looking_up` reads its columns."""
+    return f" LEFT JOIN idempotency_keys k ON k.operator_id = ${operator_param} AND k.key = ${key_param}"
+
+
+LOOKED_UP = "k.request_hash AS key_request_hash, k.status_code AS key_status_code, k.response AS key_response"
+
+
+async def fetch_looking_up(conn: Conn, sql: str, args: tuple[Any, ...], claim: Claim) -> asyncpg.Record | None:
+    """Run a read whose one row always comes (its rows LEFT JOINed to a single row) and carries `LOOKED_UP`, its own
+    `args` then the claim's key; KeyFound when the key was taken, else the row (None when `found` is false)."""
+    record = await conn.fetchrow(sql, *args, claim.key)
+    assert record is not None  # the read is shaped to answer one row whatever it finds
+    if record["key_request_hash"] is not None:
+        raise KeyFound(
+            StoredResponse(
+                request_hash=record["key_request_hash"],
+                status_code=record["key_status_code"],
+                response=record["key_response"],
+            )
+        )
+    return record if record["found"] else None
 
 
 async def _check_claimed(conn: Conn, claim: Claim, claimed: int | None) -> None:
@@ -99,6 +136,15 @@ async def select_key(conn: Conn, operator_id: str, key: str) -> StoredResponse:
     if record is None:  # purged since it was found taken; the caller retries the transaction
         raise RetryTransaction("idempotency key purged while being read")
     return StoredResponse(**dict(record))
+
+
+def insert_response(claim: Claim, status_code: int, response: bytes) -> Statement:
+    """The key with its reply, written with the request's changes (a key taken meanwhile fails the statement)."""
+    return Statement(
+        sql="INSERT INTO idempotency_keys (operator_id, key, request_hash, created_at, status_code, response)"
+        " VALUES ($1, $2, $3, $4, $5, $6)",
+        args=(claim.operator_id, claim.key, claim.request_hash, claim.now, status_code, response),
+    )
 
 
 def update_response(operator_id: str, key: str, status_code: int, response: bytes) -> Statement:

@@ -81,17 +81,27 @@ _CLAIM_AND_LOCK_ONE = (
     " FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"
     " WHERE r.round_id = $1 AND r.operator_id = $2 FOR UPDATE OF r, t"
 )
+# Unlocked, with the key looked up: one row whatever is found (the writes check the audit head instead of a lock).
+_LOOK_UP_ONE = (
+    f"SELECT {_COLUMNS}, r.round_id IS NOT NULL AS found, {keys.LOOKED_UP} FROM (SELECT) AS one"  # noqa: S608 - ours
+    " LEFT JOIN (rounds r JOIN game_tables t ON t.table_id = r.table_id) ON r.round_id = $1 AND r.operator_id = $2"
+    + keys.look_up_join(2, 3)
+)
 
 
 async def select_round(
     conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False, claim: keys.Claim | None = None
 ) -> StoredRound | None:
     """One of the operator's rounds; `lock` holds the round row and its table's (audit head, shoe) too, and
-    `claim` (with `lock`) claims an idempotency key in the same statement (KeyTaken when it was taken)."""
+    `claim` (with `lock`) claims an idempotency key in the same statement (KeyTaken when it was taken); a claim
+    without `lock` reads unlocked and looks the key up (KeyFound), the writes checking the table's audit head."""
     # Locked rows are re-read at their latest committed version, so the audit head seen here is current.
     if claim is not None:
-        assert lock, "a key is claimed only by a request that locks what it changes"
-        record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_ONE, (round_id, operator_id), claim)
+        assert lock, "a key is claimed only by a request that locks (or checks the head of) what it changes"
+        if claim.lock:
+            record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_ONE, (round_id, operator_id), claim)
+        else:
+            record = await keys.fetch_looking_up(conn, _LOOK_UP_ONE, (round_id, operator_id), claim)
     else:
         record = await conn.fetchrow(_LOCK_ONE if lock else _ONE, round_id, operator_id)
     return None if record is None else _stored(record, table_locked=lock)

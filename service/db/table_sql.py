@@ -83,15 +83,24 @@ _LOCK = (
 )
 _LOCK_TABLE = _LOCK.format(claimed="")
 _CLAIM_AND_LOCK_TABLE = f"WITH {keys.claim_cte(2, 3)} " + _LOCK.format(claimed=f", {keys.CLAIMED}")
+# Unlocked, with the key looked up: one row whatever is found (the writes check the audit head instead of a lock).
+_LOOK_UP_TABLE = (
+    f"SELECT {', '.join('t.' + name for name in (*_OTHER, *SETTINGS))}, t.shoe, {head_columns('t.')},"  # noqa: S608
+    f" t.table_id IS NOT NULL AS found, {keys.LOOKED_UP} FROM (SELECT) AS one"
+    " LEFT JOIN game_tables t ON t.table_id = $1 AND t.operator_id = $2" + keys.look_up_join(2, 3)
+)
 
 
 async def lock_table(
     conn: Conn, operator_id: str, table_id: UUID, *, claim: keys.Claim | None = None
 ) -> LockedTable | None:
     """One of the operator's tables, locked for this transaction, with its audit chain head and shoe (one round
-    trip); `claim` claims an idempotency key in the same statement (KeyTaken when it was taken)."""
+    trip); `claim` claims an idempotency key in the same statement (KeyTaken when it was taken). A claim without
+    `lock` reads the table unlocked and looks the key up (KeyFound when it was taken)."""
     if claim is None:
         record = await conn.fetchrow(_LOCK_TABLE, table_id, operator_id)
+    elif not claim.lock:
+        record = await keys.fetch_looking_up(conn, _LOOK_UP_TABLE, (table_id, operator_id), claim)
     else:
         record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_TABLE, (table_id, operator_id), claim)
     if record is None:
@@ -112,12 +121,17 @@ def update_table(
     table_id: UUID,
     head: AuditHead,
     *,
+    replaces: int,
     shoe: bytes | Unset | None = UNSET,
     active_round_id: UUID | Unset | None = UNSET,
     closed_at: datetime | Unset = UNSET,
 ) -> Statement:
     """Every change a transaction makes to a table row, in one statement: its audit head always, and the others
-    it names (deferred writes run together as CTEs, which must never touch one row twice)."""
+    it names (deferred writes run together as CTEs, which must never touch one row twice).
+
+    `replaces` is the audit sequence number of the head the change was computed from: the update fails the whole
+    statement with a serialization failure (migration 011) if the row holds another, so a request that read the
+    row without locking it never writes over a change it did not see. It leads the writes it is combined with."""
     changes: dict[str, Any] = {
         "audit_seq": head.seq,
         "audit_hash": head.hash,
@@ -131,7 +145,9 @@ def update_table(
     if not isinstance(closed_at, Unset):
         changes.update(status=TableStatus.CLOSED.value, closed_at=closed_at)
     assignments = ", ".join(f"{name} = ${i}" for i, name in enumerate(changes, start=2))
+    guard = f"reddog_expect_head(audit_seq, ${len(changes) + 2})"
     return Statement(
-        sql=f"UPDATE game_tables SET {assignments} WHERE table_id = $1",  # noqa: S608 - column names are ours
-        args=(table_id, *changes.values()),
+        sql=f"UPDATE game_tables SET {assignments} WHERE table_id = $1 AND {guard} RETURNING 1",  # noqa: S608 - ours
+        args=(table_id, *changes.values(), replaces),
+        leads=True,
     )

@@ -126,7 +126,7 @@ def claim(key: str) -> Statement:
 
 def test_statements_are_cut_into_committed_transactions_per_connection() -> None:
     records: list[tuple[int, str, tuple[Any, ...]]] = [
-        (1, "SELECT 1", ()),  # outside any transaction: left out
+        (1, "SELECT 1", ()),  # outside any transaction: a transaction of its own
         (1, "BEGIN;", ()),
         (2, "BEGIN;", ()),
         (1, "INSERT INTO keys (k, at) VALUES ($1, $2)", ("a", NOW)),
@@ -134,7 +134,10 @@ def test_statements_are_cut_into_committed_transactions_per_connection() -> None
         (2, "ROLLBACK;", ()),
         (1, "COMMIT;", ()),
     ]
-    assert transactions(records) == [Transaction((begin(), claim("a"), commit()))]
+    assert transactions(records) == [
+        Transaction((Statement("SELECT 1", ()),)),
+        Transaction((begin(), claim("a"), commit())),
+    ]
 
 
 def audit(seqs: list[int], hashes: list[bytes]) -> Statement:
@@ -147,6 +150,24 @@ def test_a_round_finds_its_transactions_by_key_and_the_chain_head_before_it() ->
     decided = Transaction((begin(), claim(KEY_DECIDE), audit([SEQ_BASE + 4], [HASH_2]), commit()))
     (found,) = match_rounds([warmup, opened, decided], [(ROUND, (KEY_OPEN, KEY_DECIDE))], SEQ_BASE)
     assert (found.transactions, found.head_before) == ((opened, decided), SEQ_BASE + 2)
+
+
+def look_up(key: str) -> Statement:
+    return Statement("SELECT * FROM keys WHERE k = $1", (key,))
+
+
+def test_an_unlocked_request_is_its_read_and_its_one_statement_write() -> None:
+    opened = Transaction((begin(), claim(KEY_OPEN), audit([SEQ_BASE + 1], [HASH_1]), commit()))
+    read, write = Transaction((look_up(KEY_DECIDE),)), Transaction((claim(KEY_DECIDE),))
+    (found,) = match_rounds([opened, read, write], [(ROUND, (KEY_OPEN, KEY_DECIDE))], SEQ_BASE)
+    assert found.transactions == (opened, read, write)
+
+
+def test_a_key_in_more_than_one_locked_transaction_is_refused() -> None:
+    first = Transaction((begin(), claim(KEY_OPEN), commit()))
+    again = Transaction((begin(), look_up(KEY_OPEN), commit()))
+    with pytest.raises(ValueError, match="not one or a pair"):
+        match_rounds([first, again], [(ROUND, (KEY_OPEN,))], SEQ_BASE)
 
 
 ROUND_SQL = (

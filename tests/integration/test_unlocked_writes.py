@@ -1,0 +1,118 @@
+"""Round requests read unlocked and write in one statement that checks the table's audit head: a change that lands
+between the read and the write fails the whole statement, and the request runs again under the table's lock."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from uuid import UUID
+
+import asyncpg
+import msgspec
+import pytest
+
+from audit.chain import verify
+from service import metrics, round_use_cases
+from service.db import Statement, audit_sql, execute_together
+from service.db import idempotency_sql as keys
+from service.round_use_cases import NewRound, RoundView
+from service.settings import Settings
+from service.unit_of_work import IdempotencyKey, Reply, UnitOfWork, idempotent, run
+from tests.support.live import live
+
+DIGEST = b"\x02" * 32
+
+
+def conflicts() -> float:
+    return metrics.OPTIMISTIC_CONFLICTS._value.get()  # this process's own count
+
+
+def present(view: RoundView) -> bytes:
+    return msgspec.json.encode({"round_id": view.round.round_id})
+
+
+async def test_the_leading_write_runs_first_so_a_moved_head_fails_the_statement_before_any_other_write(
+    db: asyncpg.Connection,
+) -> None:
+    await db.execute("CREATE TEMPORARY TABLE heads (id int PRIMARY KEY, seq bigint)")
+    await db.execute("INSERT INTO heads VALUES (1, 5)")
+    duplicate = Statement(sql="INSERT INTO heads VALUES ($1, 0)", args=(1,))  # would fail on its own, differently
+    fresh = Statement(sql="INSERT INTO heads VALUES ($1, 0)", args=(2,))
+    guarded = Statement(
+        sql="UPDATE heads SET seq = $2 WHERE id = $1 AND reddog_expect_head(seq, $3) RETURNING 1",
+        args=(1, 9, 4),  # computed from head 4, but the row holds 5
+        leads=True,
+    )
+    with pytest.raises(asyncpg.exceptions.SerializationError, match="audit head moved from 4 to 5"):
+        await execute_together(db, [fresh, duplicate, guarded])
+    assert [tuple(r) for r in await db.fetch("SELECT id, seq FROM heads")] == [(1, 5)]  # nothing written
+
+
+async def test_a_table_changed_between_the_read_and_the_write_makes_the_request_run_again_locked(
+    settings: Settings, db: asyncpg.Connection
+) -> None:
+    async with live(settings) as app:
+        table_id = UUID((await app.api.table())["table_id"])
+        operator = app.api.operator_id
+        attempts: list[bool] = []
+        new = NewRound(antes=(("p1", 500),))
+
+        async def open_then_let_another_land_first(unit: UnitOfWork) -> RoundView:
+            attempts.append(unit.optimistic)
+            view = await round_use_cases.open_round(unit, table_id, new)
+            if len(attempts) == 1:  # between this attempt's read and its write, another round opens on the table
+                other = IdempotencyKey(key=f"other-{uuid.uuid4()}", request_hash=DIGEST)
+                opened = idempotent(
+                    other, 201, lambda u: round_use_cases.open_round(u, table_id, new), present, claim_in_lock=True
+                )
+                await run(app.runner, operator, opened, optimistic=True)
+            return view
+
+        key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST)
+        before = conflicts()
+        work = idempotent(key, 201, open_then_let_another_land_first, present, claim_in_lock=True)
+        reply = await run(app.runner, operator, work, optimistic=True)
+
+    assert attempts == [True, False]  # the unlocked attempt lost, the locked one won
+    assert conflicts() - before == 1
+    rounds = await db.fetch("SELECT round_id FROM rounds WHERE table_id = $1", table_id)
+    first_attempts_round = msgspec.json.decode(reply.body)["round_id"]
+    assert len(rounds) == 2
+    assert first_attempts_round in {str(r["round_id"]) for r in rounds}
+    links = await audit_sql.select_chain(db, table_id)
+    assert verify(links, table_id=str(table_id)).ok
+    assert [link.seq for link in links] == list(range(1, len(links) + 1))
+    stored = await db.fetchrow("SELECT status_code, response FROM idempotency_keys WHERE key = $1", key.key)
+    assert stored is not None
+    assert (stored["status_code"], stored["response"]) == (201, reply.body)
+
+
+async def test_an_unlocked_request_whose_key_another_request_holds_waits_for_it_and_replays_its_reply(
+    settings: Settings, db: asyncpg.Connection
+) -> None:
+    async with live(settings) as app:
+        table_id = UUID((await app.api.table())["table_id"])
+        operator = app.api.operator_id
+        key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST)
+        holder = await asyncpg.connect(settings.database_url)
+        try:
+            await holder.execute("BEGIN")  # a locked request in flight: its key claimed, no reply yet
+            assert await keys.claim_key(holder, operator, key.key, DIGEST, app.runner.clock()) is None
+            opened = idempotent(
+                key,
+                201,
+                lambda u: round_use_cases.open_round(u, table_id, NewRound(antes=(("p1", 500),))),
+                present,
+                claim_in_lock=True,
+            )
+            waiting = asyncio.ensure_future(run(app.runner, operator, opened, optimistic=True))
+            await asyncio.sleep(0.3)
+            assert not waiting.done()  # the unlocked read saw a key with no reply and went the locked way
+            answered = keys.update_response(operator, key.key, 201, b'{"first":true}')
+            await holder.execute(answered.sql, *answered.args)
+            await holder.execute("COMMIT")
+            reply = await waiting
+        finally:
+            await holder.close()
+    assert reply == Reply(status=201, body=b'{"first":true}', replayed=True)
+    assert await db.fetchval("SELECT count(*) FROM rounds WHERE table_id = $1", table_id) == 0
