@@ -24,7 +24,7 @@ DIGEST = b"\x02" * 32
 
 
 def conflicts() -> float:
-    return metrics.OPTIMISTIC_CONFLICTS._value.get()  # this process's own count
+    return float(metrics.OPTIMISTIC_CONFLICTS._value.get())  # this process's own count
 
 
 def present(view: RoundView) -> bytes:
