@@ -11,7 +11,7 @@ from paytables import loader
 from paytables import round as red_dog_round
 from paytables.round import Round
 from service import metrics
-from service.db import audit_sql, round_sql
+from service.db import round_sql
 from service.db.audit_sql import TableLock
 from service.db.round_sql import StoredRound
 from service.round_use_cases import TableChange, record_step, settled_if_expired
@@ -23,11 +23,11 @@ log = structlog.get_logger("reddog.sweeper")
 async def settle_expired(unit: UnitOfWork, round_id: UUID) -> bool:
     """The sweeper's use case: claim an expired round no one else holds and settle it; False when there was none."""
     stored = await round_sql.claim_expired_round(unit.conn, round_id, unit.now)
-    if stored is None:  # another replica or a request got there first
+    if stored is None:  # another replica or a request got there first, or holds the table now: the next pass
         return False
     unit.operator_id = stored.operator_id
-    lock = await audit_sql.lock_table_for_append(unit.conn, UUID(stored.round.table_id))
-    if settled_if_expired(unit, stored, lock) is None:
+    assert stored.table is not None  # claimed with its table's row
+    if settled_if_expired(unit, stored, stored.table) is None:
         return False
     _observe_lag(unit, stored.round)
     return True

@@ -77,16 +77,6 @@ def tree_bytes(tree: CompactRange) -> bytes:
     return b"".join(tree.hashes)
 
 
-async def lock_table_for_append(conn: Conn, table_id: UUID) -> TableLock:
-    record = await conn.fetchrow(
-        f"SELECT {head_columns()} FROM game_tables WHERE table_id = $1 FOR UPDATE",  # noqa: S608 - our columns
-        table_id,
-    )
-    if record is None:
-        raise LookupError(f"no table {table_id} to append audit records to")
-    return table_lock_of(record)
-
-
 def append(
     table_id: UUID, head: AuditHead, events: Sequence[Event] | Sequence[SystemEvent], *, test: bool, now: datetime
 ) -> tuple[list[Statement], AuditHead]:

@@ -74,12 +74,14 @@ def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRoun
 
 
 _ONE = f"{_SELECT} WHERE r.round_id = $1 AND r.operator_id = $2"
-_LOCK_ONE = f"{_ONE} FOR UPDATE OF r, t"
+# Rows are locked in the order named: the table's first, as every writer of a table's rounds takes it (an unlocked
+# write's leading table update, the sweeper), so no two of them can wait on each other in a cycle.
+_LOCK_ONE = f"{_ONE} FOR UPDATE OF t, r"
 # The claim is read in the select list: it runs before the rows are locked (see keys.claim_cte).
 _CLAIM_AND_LOCK_ONE = (
     f"WITH {keys.claim_cte(2, 3)} SELECT {_COLUMNS}, {keys.CLAIMED}"  # noqa: S608 - ours
     " FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"
-    " WHERE r.round_id = $1 AND r.operator_id = $2 FOR UPDATE OF r, t"
+    " WHERE r.round_id = $1 AND r.operator_id = $2 FOR UPDATE OF t, r"
 )
 # Unlocked, with the key looked up: one row whatever is found (the writes check the audit head instead of a lock).
 _LOOK_UP_ONE = (
@@ -119,14 +121,15 @@ async def select_expired_round_ids(conn: Conn, now: datetime, limit: int) -> lis
 
 
 async def claim_expired_round(conn: Conn, round_id: UUID, now: datetime) -> StoredRound | None:
-    """Lock the round if it is still expired and no other replica is settling it right now (SKIP LOCKED)."""
+    """Lock the round, and its table's row first, if it is still expired and no one holds either right now (SKIP
+    LOCKED: the sweeper never waits)."""
     record = await conn.fetchrow(
         f"{_SELECT} WHERE r.round_id = $1 AND r.status = 'raise_window' AND r.window_closes_at <= $2"
-        " FOR UPDATE OF r SKIP LOCKED",
+        " FOR UPDATE OF t, r SKIP LOCKED",
         round_id,
         now,
     )
-    return None if record is None else _stored(record)
+    return None if record is None else _stored(record, table_locked=True)
 
 
 async def claim_expired_rounds(conn: Conn, now: datetime, limit: int) -> list[StoredRound]:

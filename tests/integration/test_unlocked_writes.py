@@ -13,7 +13,7 @@ import pytest
 
 from audit.chain import verify
 from service import metrics, round_use_cases
-from service.db import Statement, audit_sql, execute_together
+from service.db import Statement, audit_sql, execute_together, round_sql
 from service.db import idempotency_sql as keys
 from service.round_use_cases import NewRound, RoundView
 from service.settings import Settings
@@ -116,3 +116,29 @@ async def test_an_unlocked_request_whose_key_another_request_holds_waits_for_it_
             await holder.close()
     assert reply == Reply(status=201, body=b'{"first":true}', replayed=True)
     assert await db.fetchval("SELECT count(*) FROM rounds WHERE table_id = $1", table_id) == 0
+
+
+async def test_a_locked_round_request_takes_its_tables_row_before_the_rounds_as_every_writer_does(
+    settings: Settings,
+) -> None:
+    async with live(settings) as app:
+        table = await app.api.table(mode="test")
+        body = {"bets": [{"player_id": "p1", "ante": 10}], "forced_cards": ["3S", "JH", "9D"]}  # a raise window
+        rnd = await app.api.ok("POST", f"/v1/tables/{table['table_id']}/rounds", body)
+        round_id, table_id = UUID(rnd["round_id"]), UUID(table["table_id"])
+        holder, locker, prober = [await asyncpg.connect(settings.database_url) for _ in range(3)]
+        try:
+            await holder.execute("BEGIN")
+            await holder.execute("SELECT 1 FROM rounds WHERE round_id = $1 FOR UPDATE", round_id)
+            await locker.execute("BEGIN")
+            waiting = asyncio.ensure_future(round_sql.select_round(locker, app.api.operator_id, round_id, lock=True))
+            await asyncio.sleep(0.3)
+            assert not waiting.done()  # it waits for the round's row...
+            with pytest.raises(asyncpg.exceptions.LockNotAvailableError):  # ...holding its table's row already
+                await prober.execute("SELECT 1 FROM game_tables WHERE table_id = $1 FOR UPDATE NOWAIT", table_id)
+            await holder.execute("ROLLBACK")
+            assert await waiting is not None
+            await locker.execute("ROLLBACK")
+        finally:
+            for conn in (holder, locker, prober):
+                await conn.close()
