@@ -54,9 +54,11 @@ def _keyword(sql: str) -> str:
 
 
 def transactions(records: Iterable[tuple[int, str, tuple[Any, ...]]]) -> list[Transaction]:
-    """Committed transactions in the order they committed; a statement outside a transaction is one of its own
-    (the capture sees what was sent, not whether it failed: its one client never races itself). Rolled-back
-    transactions and the driver's own statements are left out."""
+    """Committed transactions in the order they committed; a statement outside a transaction is one of its own.
+    The capture sees what was sent, not whether it failed: its one client plays one request at a time on a table of
+    its own and no raise window expires meanwhile, so no write races another. (One that had, and run again locked,
+    would show as three transactions of one key, which `match_rounds` refuses loudly.) Rolled-back transactions
+    and the driver's own statements are left out."""
     open_by_connection: dict[int, list[Statement]] = {}
     done: list[Transaction] = []
     for number, sql, args in records:

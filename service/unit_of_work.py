@@ -83,7 +83,8 @@ async def run(runner: Runner, operator_id: str, work: Work[T], *, optimistic: bo
     `optimistic`: the work's one read is unlocked and its writes one statement checking the audit head it read
     (two round trips, no BEGIN or COMMIT). When another change got there first, the statement fails whole and the
     work runs again the locked way, which waits its turn instead of racing again."""
-    for attempt in range(ATTEMPTS):
+    attempts = ATTEMPTS + optimistic  # an unlocked attempt that loses does not use up a locked one
+    for attempt in range(attempts):
         unlocked = optimistic and attempt == 0
         try:
             async with acquire(runner.pool) as conn:
@@ -101,14 +102,14 @@ async def run(runner: Runner, operator_id: str, work: Work[T], *, optimistic: bo
                 continue
             if not isinstance(exc, RETRYABLE):
                 raise
-            if attempt == ATTEMPTS - 1:
+            if attempt == attempts - 1:
                 raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
             await _backoff(attempt)
             continue
         except Exception as exc:
             # Safe to run again: a transaction cut before COMMIT rolled back, and one whose COMMIT landed unseen
             # replays from its idempotency key. Past the last attempt the error becomes a retryable 503.
-            if not unavailable(exc) or attempt == ATTEMPTS - 1:
+            if not unavailable(exc) or attempt == attempts - 1:
                 raise
             await _backoff(attempt)
             continue
@@ -175,7 +176,7 @@ def idempotent(
             return Reply(status=0, body=b"")  # never sent: run() raises the refusal instead
         body = present(result)
         if unit.optimistic:
-            unit.defer([keys.insert_response(claim, status, body)])
+            unit.pending.insert(0, keys.insert_response(claim, status, body))  # the key first: see insert_response
         else:
             unit.defer([keys.update_response(unit.operator_id, key.key, status, body)])
         return Reply(status=status, body=body)

@@ -19,9 +19,10 @@ class RetryTransaction(Exception):
 class Statement(msgspec.Struct, frozen=True):
     """One write and its arguments, built now and run at the end of the transaction with the others.
 
-    `leads`: run before the other writes it is combined with (it has a RETURNING clause, which the combined query
-    reads). The table-row update that checks the audit head leads, so every writer takes that row's lock first and
-    one that finds the head moved fails before it writes anything else."""
+    `leads`: run before the other writes it is combined with, leading writes in their order (it has a RETURNING
+    clause, which the combined query reads). An unlocked request's idempotency key leads, then the table-row update
+    that checks the audit head: every writer takes a key, then a table's row, then a round's, and one that finds the
+    head moved fails before it writes anything else."""
 
     sql: str
     args: tuple[Any, ...]

@@ -139,11 +139,15 @@ async def select_key(conn: Conn, operator_id: str, key: str) -> StoredResponse:
 
 
 def insert_response(claim: Claim, status_code: int, response: bytes) -> Statement:
-    """The key with its reply, written with the request's changes (a key taken meanwhile fails the statement)."""
+    """The key with its reply, written with the request's changes (a key taken meanwhile fails the statement).
+
+    It leads, ahead of the table's guarded update: every writer takes the key before the table's row (a locked
+    request claims it in its lock statement), so a write waiting for a key another request holds holds no row."""
     return Statement(
         sql="INSERT INTO idempotency_keys (operator_id, key, request_hash, created_at, status_code, response)"
-        " VALUES ($1, $2, $3, $4, $5, $6)",
+        " VALUES ($1, $2, $3, $4, $5, $6) RETURNING 1",
         args=(claim.operator_id, claim.key, claim.request_hash, claim.now, status_code, response),
+        leads=True,
     )
 
 

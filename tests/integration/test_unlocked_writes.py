@@ -87,14 +87,14 @@ async def test_a_table_changed_between_the_read_and_the_write_makes_the_request_
     assert (stored["status_code"], stored["response"]) == (201, reply.body)
 
 
-async def test_an_unlocked_request_whose_key_another_request_holds_waits_for_it_and_replays_its_reply(
+async def test_an_unlocked_write_waits_for_a_key_another_request_holds_without_holding_the_table_then_replays(
     settings: Settings, db: asyncpg.Connection
 ) -> None:
     async with live(settings) as app:
         table_id = UUID((await app.api.table())["table_id"])
         operator = app.api.operator_id
         key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST)
-        holder = await asyncpg.connect(settings.database_url)
+        holder, prober = [await asyncpg.connect(settings.database_url) for _ in range(2)]
         try:
             await holder.execute("BEGIN")  # a locked request in flight: its key claimed, no reply yet
             assert await keys.claim_key(holder, operator, key.key, DIGEST, app.runner.clock()) is None
@@ -105,16 +105,22 @@ async def test_an_unlocked_request_whose_key_another_request_holds_waits_for_it_
                 present,
                 claim_in_lock=True,
             )
+            before = conflicts()
             waiting = asyncio.ensure_future(run(app.runner, operator, opened, optimistic=True))
             await asyncio.sleep(0.3)
-            assert not waiting.done()  # the unlocked read saw a key with no reply and went the locked way
+            # The unlocked read could not see the uncommitted key; the write waits on it, taking the key before the
+            # table's row, so it holds no row meanwhile: the table stays free for every other request.
+            assert not waiting.done()
+            assert await prober.fetchval("SELECT true FROM game_tables WHERE table_id = $1 FOR UPDATE NOWAIT", table_id)
             answered = keys.update_response(operator, key.key, 201, b'{"first":true}')
             await holder.execute(answered.sql, *answered.args)
             await holder.execute("COMMIT")
             reply = await waiting
         finally:
             await holder.close()
-    assert reply == Reply(status=201, body=b'{"first":true}', replayed=True)
+            await prober.close()
+    assert reply == Reply(status=201, body=b'{"first":true}', replayed=True)  # the key was taken: a replay, locked
+    assert conflicts() - before == 1
     assert await db.fetchval("SELECT count(*) FROM rounds WHERE table_id = $1", table_id) == 0
 
 
