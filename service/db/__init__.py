@@ -32,9 +32,8 @@ class Statement(msgspec.Struct, frozen=True):
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 
 
-_COMBINED: dict[
-    tuple[tuple[str, int, bool], ...], str
-] = {}  # the combined text of each sequence of writes seen, built once
+_Shape = tuple[tuple[str, int, bool], ...]  # each write's text, argument count and whether it leads
+_COMBINED: dict[_Shape, str] = {}  # the combined text of each sequence of writes seen, built once
 _COMBINED_MOST = 512  # a handful of sequences occur; the bound only stops a bug from growing it without end
 
 

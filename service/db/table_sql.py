@@ -33,7 +33,14 @@ class Unset(msgspec.Struct, frozen=True):
 
 UNSET = Unset()
 _OTHER = ("table_id", "operator_id", "status", "created_at", "closed_at", "active_round_id")
-_COLUMNS = ", ".join((*_OTHER, *SETTINGS))
+
+
+def _columns(prefix: str = "") -> str:
+    """The columns a TableRow is read from, for a SELECT list (`prefix` an alias such as "t.")."""
+    return ", ".join(prefix + name for name in (*_OTHER, *SETTINGS))
+
+
+_COLUMNS = _columns()
 
 
 def _row(record: asyncpg.Record) -> TableRow:
@@ -85,7 +92,7 @@ _LOCK_TABLE = _LOCK.format(claimed="")
 _CLAIM_AND_LOCK_TABLE = f"WITH {keys.claim_cte(2, 3)} " + _LOCK.format(claimed=f", {keys.CLAIMED}")
 # Unlocked, with the key looked up: one row whatever is found (the writes check the audit head instead of a lock).
 _LOOK_UP_TABLE = (
-    f"SELECT {', '.join('t.' + name for name in (*_OTHER, *SETTINGS))}, t.shoe, {head_columns('t.')},"  # noqa: S608
+    f"SELECT {_columns('t.')}, t.shoe, {head_columns('t.')},"  # noqa: S608 - column names are ours
     f" t.table_id IS NOT NULL AS found, {keys.LOOKED_UP} FROM (SELECT) AS one"
     " LEFT JOIN game_tables t ON t.table_id = $1 AND t.operator_id = $2" + keys.look_up_join(2, 3)
 )
