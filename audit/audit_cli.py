@@ -1,7 +1,7 @@
 """`reddog audit verify FILE` and `reddog audit replay FILE`: the auditors' offline tools, needing no database.
 
 They run from the package alone (`python -m audit.audit_cli verify FILE`) with only msgspec and cryptography
-installed. The server's `reddog` command adds `export` and the `--db` forms (`service/audit_commands.py`).
+installed. The server's `reddog` command adds `export` and the `--db` forms (`service/cli/audit_commands.py`).
 """
 
 from __future__ import annotations

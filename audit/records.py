@@ -8,8 +8,8 @@ from __future__ import annotations
 import msgspec
 
 from audit.chain import Record
-from paytables.events import Event
-from paytables.inbetween_events import InBetweenEvent
+from paytables.inbetween.inbetween_events import InBetweenEvent
+from paytables.red_dog.events import Event
 
 _decoder = msgspec.json.Decoder(Record[Event])
 _inbetween_decoder = msgspec.json.Decoder(Record[InBetweenEvent])

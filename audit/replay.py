@@ -27,7 +27,7 @@ from audit.round_rerun import (
     state_of,
 )
 from audit.shoe_checks import ShoeTrack, TableTrack, name, on_opened, on_revealed, on_shuffled, shoe_at
-from paytables.events import (
+from paytables.red_dog.events import (
     BetSettled,
     CardDealt,
     Decided,
@@ -43,7 +43,7 @@ from paytables.events import (
     TableClosed,
     TableCreated,
 )
-from paytables.round import Round
+from paytables.red_dog.round import Round
 from shoe.shoe import Shoe
 
 

@@ -12,11 +12,11 @@ from fractions import Fraction
 
 import msgspec
 
-from paytables import loader
-from paytables.chi_square import outcome_chi_square, outcome_probabilities
-from paytables.events import BetSettled, Event, RoundRolledBack, RoundSettled, SpreadAnnounced
-from paytables.red_dog import Direction, Outcome
-from paytables.rtp import decimal_string
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.chi_square import outcome_chi_square, outcome_probabilities
+from paytables.red_dog.analysis.rtp import decimal_string
+from paytables.red_dog.events import BetSettled, Event, RoundRolledBack, RoundSettled, SpreadAnnounced
+from paytables.red_dog.red_dog import Direction, Outcome
 
 
 class OutcomeCount(msgspec.Struct, frozen=True, kw_only=True):
@@ -148,7 +148,7 @@ def outcome_odds(paytable: str, decks: int) -> dict[str, Fraction]:
 
 
 def _outcome_name(outcome: Outcome, spread: int | None) -> str:
-    """The names `paytables/rtp.py` gives outcomes: consecutive, pair_push, trips, spread_1 .. spread_11."""
+    """The names `analysis/rtp.py` gives outcomes: consecutive, pair_push, trips, spread_1 .. spread_11."""
     if outcome is Outcome.PAIR:
         return "pair_push"
     if outcome is Outcome.SPREAD:

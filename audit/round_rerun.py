@@ -1,4 +1,4 @@
-"""One round rebuilt from its records and re-run through the game core (`paytables/round.py`), then compared.
+"""One round rebuilt from its records and re-run through the game core (`paytables/red_dog/round.py`), then compared.
 
 The records give the inputs: who bet what (round_opened), the decisions as made and by whom (player, dealer or
 timeout), when the round ended; the revealed shoe gives the cards. The game core then produces the round's events
@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from paytables import loader, round_rollback
-from paytables import round as game
-from paytables.events import (
+from paytables.red_dog import loader, round_rollback
+from paytables.red_dog import round as game
+from paytables.red_dog.events import (
     BetSettled,
     CardDealt,
     Decided,
@@ -27,11 +27,11 @@ from paytables.events import (
     RoundVoided,
     SpreadAnnounced,
 )
-from paytables.paytable import Paytable
-from paytables.red_dog import Decision, Direction, Outcome, Result, RuleError, transaction_total
+from paytables.red_dog.paytable import Paytable
+from paytables.red_dog.red_dog import Decision, Direction, Outcome, Result, RuleError, transaction_total
+from paytables.red_dog.round import DealtCard, Round, RoundStatus, Step
+from paytables.red_dog.table import TableSettings
 from paytables.refusals import GameError
-from paytables.round import DealtCard, Round, RoundStatus, Step
-from paytables.table import TableSettings
 from shoe.shoe import Shoe, ShoeError
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 
 from audit.round_rerun import RecordedRound
-from paytables.events import RoundOpened, ShoeRevealed, ShoeShuffled
-from paytables.table import TableSettings
+from paytables.red_dog.events import RoundOpened, ShoeRevealed, ShoeShuffled
+from paytables.red_dog.table import TableSettings
 from shoe.cards import RANKS, SUITS
 from shoe.shoe import Reveal, Shoe, ShoePolicy, cut_position, verify_reveal
 

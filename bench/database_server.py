@@ -34,7 +34,7 @@ def server_url() -> Iterator[tuple[str, bool]]:
     if url:
         yield url, False
         return
-    from service import embedded
+    from service.runtime import embedded
 
     print("bench: DATABASE_URL is unset: starting an embedded PostgreSQL under .data/bench-pg", file=sys.stderr)
     url, handle = embedded.start(ROOT / ".data" / "bench-pg")

@@ -39,7 +39,7 @@ from typing import Final
 
 import msgspec
 
-from paytables.chi_square import chi_square_p_value, outcome_chi_square
+from paytables.red_dog.analysis.chi_square import chi_square_p_value, outcome_chi_square
 from service import shuffler
 from shoe.cards import DECK, RANKS, SUITS
 from shoe.random_source import OsRandom, shuffled

@@ -1,1 +1,1 @@
-"""Released paytables, the Red Dog rules and exact RTP (pure: stdlib + msgspec only)."""
+"""The pure game core, one wing per game (red_dog/, inbetween/) on what they share; stdlib and msgspec only."""

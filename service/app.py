@@ -12,34 +12,28 @@ import msgspec
 from litestar import Litestar, Router
 from litestar.openapi import OpenAPIConfig
 
-from service import (
-    auth_failures,
-    checkpoints,
-    configuration_metrics,
-    logs,
-    metrics,
-    metrics_server,
-    sweeper,
-    system_chain,
-)
 from service.api import (
     audit_record_routes,
     audit_routes,
+    auth_failures,
     health_routes,
     inbetween_routes,
     paytable_routes,
     recall_routes,
     report_routes,
     round_routes,
-    schema_site,
     table_routes,
 )
-from service.auth import authenticate
+from service.api.auth import authenticate
+from service.api.openapi import schema_site
+from service.chains import checkpoints, system_chain
 from service.clock import Clock, system_clock
 from service.db.app_login import unsafe_role
+from service.db.unit_of_work import Runner
 from service.errors import exception_handlers
+from service.observability import configuration_metrics, logs, metrics
+from service.runtime import metrics_server, sweeper
 from service.settings import Settings, check_can_serve
-from service.unit_of_work import Runner
 
 
 async def create_pool(settings: Settings) -> asyncpg.Pool:
@@ -134,7 +128,7 @@ def build_app(max_body_bytes: int) -> Litestar:
             metrics.observe_pool_size(0)
             metrics_server.worker_exits()
 
-    # Signing is documented as security schemes (service/api/openapi_polish.py), not as parameters of every route.
+    # Signing is documented as security schemes (api/openapi/openapi_polish.py), not as parameters of every route.
     signed = Router(
         path="/v1",
         route_handlers=[

@@ -10,7 +10,7 @@ import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from paytables.red_dog import RuleError
+from paytables.red_dog.red_dog import RuleError
 from paytables.refusals import GameError
 
 PROBLEM_JSON = "application/problem+json"
@@ -63,7 +63,22 @@ TITLES = {
     503: "Service unavailable",
 }
 
-GAME_STATUS = {"NOT_FOUND": 404, "RAISE_EXCEEDS_ANTE": 422}  # every other game refusal is a 409 conflict
+# The one map from a game's refusal (Red Dog's or In Between's) to its HTTP status: a value the rules refuse is a
+# 422, a missing thing a 404, and every other refusal a 409 conflict with the state the game is in.
+REFUSAL_STATUS = {
+    "NOT_FOUND": 404,
+    "RAISE_EXCEEDS_ANTE": 422,
+    "INVALID_GAME": 422,
+    "BET_OVER_POT": 422,
+    "BET_OVER_CHIPS": 422,
+    "BET_BELOW_MINIMUM": 422,
+    "IMPOSSIBLE_CALL": 422,
+}
+
+
+def refusal_status(code: str) -> int:
+    """The status a game's refusal is answered with (NOT_YOUR_TURN, WRONG_ACTION, GAME_OVER, ...: 409)."""
+    return REFUSAL_STATUS.get(code, 409)
 
 
 def problem(
@@ -96,7 +111,7 @@ def on_api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[Problem]:
 
 
 def on_game_error(_: Request[Any, Any, Any], exc: GameError) -> Response[Problem]:
-    return problem(GAME_STATUS.get(exc.code, 409), exc.code, str(exc))
+    return problem(refusal_status(exc.code), exc.code, str(exc))
 
 
 def on_rule_error(_: Request[Any, Any, Any], exc: RuleError) -> Response[Problem]:

@@ -13,8 +13,8 @@ def shuffle(decks: int, policy: ShoePolicy, penetration: int | None, forced: tup
     return new_shoe(decks, _CSPRNG, policy=policy, penetration=penetration or DEFAULT_PENETRATION, forced=forced)
 
 
-def one_pack(forced: tuple[str, ...] = ()) -> Shoe:
-    """An In Between game's first pack: one deck, `forced` cards (test games only) at its front."""
+def one_deck_shoe(forced: tuple[str, ...] = ()) -> Shoe:
+    """An In Between game's first pack, a committed one-deck `Shoe`; `forced` cards (test games only) at its front."""
     return new_shoe(1, _CSPRNG, forced=forced)
 
 

@@ -11,14 +11,14 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
 from litestar.response import Stream
 
-from service import audit_export
-from service.api.openapi_docs import SIGNED, responses
+from service.api.auth import AUDITORS_ALLOWED, Role, caller_of
+from service.api.openapi.openapi_docs import SIGNED, responses
 from service.api.replies import read
-from service.audit_export import Page, Scope
-from service.auth import AUDITORS_ALLOWED, Role, caller_of
+from service.chains import audit_export
+from service.chains.audit_export import Page, Scope
 from service.db.audit_export_sql import select_export_tables
+from service.db.unit_of_work import UnitOfWork
 from service.errors import not_found, validation
-from service.unit_of_work import UnitOfWork
 
 NDJSON = "application/x-ndjson"
 DEFAULT_LIMIT = 1000

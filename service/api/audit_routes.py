@@ -12,13 +12,13 @@ from litestar.datastructures import State
 from litestar.params import FromPath, QueryParameter
 
 from audit.proof_check import table_origin
-from service import proof_use_cases
 from service.api import wire
-from service.api.openapi_docs import SIGNED, responses
+from service.api.auth import AUDITORS_ALLOWED, Caller, Role, caller_of
+from service.api.openapi.openapi_docs import SIGNED, responses
 from service.api.replies import read
-from service.auth import AUDITORS_ALLOWED, Caller, Role, caller_of
-from service.checkpoints import signer_of
+from service.chains.checkpoints import signer_of
 from service.db.checkpoint_sql import StoredCheckpoint
+from service.use_cases import proof_use_cases
 
 AUDITORS = {AUDITORS_ALLOWED: True}
 TRUNCATED = ("CHAIN_TRUNCATED",)  # a proof over records that are gone from the database
@@ -31,7 +31,7 @@ def owner(caller: Caller) -> str | None:
 
 @get(
     "/public-key",
-    responses=responses(200, wire.PublicKeyOut, 400),
+    responses=responses(200, wire.PublicKeyOut, 400, 503),
     summary="The Ed25519 key every audit checkpoint is signed with (public: anyone may check a checkpoint)",
 )
 async def public_key(state: State) -> wire.PublicKeyOut:

@@ -9,8 +9,8 @@ import asyncpg
 from litestar import Response, get
 from litestar.datastructures import State
 
+from service.db.db_pool import acquire
 from service.db.migrate import migration_files
-from service.db_pool import acquire
 
 READY_TIMEOUT = 2.0  # seconds a probe may wait for the database before calling the replica unready
 

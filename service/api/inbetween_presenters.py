@@ -7,15 +7,15 @@ from uuid import UUID
 import msgspec
 
 from audit.chain import Link
-from paytables.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
-from paytables.inbetween_events import AceCall, PairCall, SeatSpec
-from paytables.inbetween_odds import TurnOdds
-from paytables.inbetween_rules import RuleSet
-from paytables.inbetween_state import AWAITING, Game, Turn
+from paytables.inbetween.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
+from paytables.inbetween.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween.inbetween_odds import TurnOdds
+from paytables.inbetween.inbetween_rules import RuleSet
+from paytables.inbetween.inbetween_state import AWAITING, Game, Turn
 from service.api import inbetween_wire as wire
 from service.api.wire import RevealOut
 from service.errors import validation
-from service.inbetween_use_cases import GameView, NewGame
+from service.use_cases.inbetween_use_cases import GameView, NewGame
 
 COMPUTER = "computer-{seat}"  # a computer seat's player id when the request names none
 

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any
 from uuid import UUID
 
 from litestar import Request, Response, Router, get, post
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 
-from paytables import inbetween_rules
-from service import inbetween_use_cases
+from paytables.inbetween import inbetween_rules
 from service.api import inbetween_presenters as presenters
 from service.api import inbetween_wire as wire
+from service.api.auth import authenticate
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import KEY, IdempotencyKey, conflict_spec
+from service.api.openapi import openapi_docs
+from service.api.openapi.openapi_docs import KEY, IdempotencyKey
 from service.api.presenters import encode
 from service.api.replies import read, write
-from service.auth import authenticate
-from service.errors import PROBLEM_JSON, Problem, not_found
-from service.inbetween_use_cases import GameView
+from service.errors import not_found
+from service.use_cases import inbetween_use_cases
+from service.use_cases.inbetween_use_cases import GameView
 
 # What each problem status means on these routes (the Red Dog routes document their own codes).
 ERRORS = {
@@ -36,19 +37,8 @@ ERRORS = {
     503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable",
 }
 SIGNED = (400, 401, 503)
+responses = functools.partial(openapi_docs.responses, meanings=ERRORS)
 JSON_BODY = (413, 415)  # routes that read a JSON body
-
-
-def responses(status: int, model: Any, *errors: int, conflicts: tuple[str, ...] = ()) -> dict[int, ResponseSpec]:
-    """The success body and the problems; a 409 lists, with an example each, the `conflicts` this route answers."""
-    spec = {status: ResponseSpec(data_container=model, description="Success", generate_examples=False)}
-    for code in errors:
-        spec[code] = ResponseSpec(
-            data_container=Problem, description=ERRORS[code], media_type=PROBLEM_JSON, generate_examples=False
-        )
-    if conflicts:
-        spec[409] = conflict_spec(conflicts)
-    return spec
 
 
 def _present(view: GameView) -> bytes:
@@ -134,7 +124,7 @@ games_router = Router(
     path="/v1/inbetween/games",
     route_handlers=[create_game, act, get_game, game_records],
     before_request=authenticate,
-    security=[{"signature": []}],  # documented as security schemes (service/api/openapi_polish.py)
+    security=[{"signature": []}],  # documented as security schemes (service/api/openapi/openapi_polish.py)
     tags=["in between games"],
 )
 routers = [rulesets_router, games_router]

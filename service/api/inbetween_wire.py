@@ -8,7 +8,7 @@ from uuid import UUID
 
 import msgspec
 
-from paytables.inbetween_rules import RuleTerms  # released terms are public values: shown as released
+from paytables.inbetween.inbetween_rules import RuleTerms  # released terms are public values: shown as released
 from service.api.wire import LABEL, CardCode, PlayerId, RequestBody, RevealOut, whole
 
 # The domain's enums spelled out as literals, so the schema lists their values inline (a test keeps them equal).

@@ -7,16 +7,17 @@ from uuid import UUID
 
 import msgspec
 
-from paytables import loader, rtp
 from paytables.currency import minor_unit_exponent
-from paytables.paytable import Paytable
-from paytables.red_dog import Direction
+from paytables.red_dog import loader
+from paytables.red_dog.analysis import rtp
+from paytables.red_dog.paytable import Paytable
+from paytables.red_dog.red_dog import Direction
+from paytables.red_dog.round import Bet, Call, DealtCard, PlayerDecision, Raise, Round
 from paytables.refusals import RaiseExceedsAnte
-from paytables.round import Bet, Call, DealtCard, PlayerDecision, Raise, Round
 from service.api import wire
 from service.db.table_sql import TableRow
-from service.round_use_cases import NewRound, RoundView
-from service.table_use_cases import NewTable
+from service.use_cases.round_use_cases import NewRound, RoundView
+from service.use_cases.table_use_cases import NewTable
 
 _encode = msgspec.json.Encoder().encode
 

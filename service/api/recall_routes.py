@@ -13,16 +13,16 @@ from litestar import MediaType, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 
-from service import recall_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, problem_spec, responses
-from service.api.recall_page import CSP, render
+from service.api.openapi.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, problem_spec, responses
 from service.api.recall_presenters import player_rounds_out
 from service.api.replies import read, write
+from service.db.unit_of_work import run
 from service.errors import ApiError
-from service.recall_use_cases import Link
-from service.unit_of_work import run
+from service.use_cases import recall_use_cases
+from service.use_cases.recall_use_cases import Link
+from service.web.recall_page import CSP, render
 
 
 @get(

@@ -7,8 +7,8 @@ from typing import Any, TypeVar
 
 from litestar import Request, Response
 
-from service.auth import caller_of
-from service.unit_of_work import IdempotencyKey, Reply, Work, idempotent, run
+from service.api.auth import caller_of
+from service.db.unit_of_work import IdempotencyKey, Reply, Work, idempotent, run
 
 T = TypeVar("T")
 

@@ -11,15 +11,15 @@ from uuid import UUID
 from litestar import Request, get
 from litestar.params import FromQuery, QueryParameter
 
-from paytables.rtp import decimal_string, fraction_string
-from paytables.rtp_report import RtpLine
-from service import report_use_cases
-from service.api.openapi_docs import SIGNED, responses
+from paytables.red_dog.analysis.rtp import decimal_string, fraction_string
+from paytables.red_dog.analysis.rtp_report import RtpLine
+from service.api.auth import AUDITORS_ALLOWED, Role, caller_of
+from service.api.openapi.openapi_docs import SIGNED, responses
 from service.api.replies import read
 from service.api.report_wire import ChiSquareOut, ModeName, OutcomeOut, RtpLineOut, RtpReportOut
-from service.auth import AUDITORS_ALLOWED, Role, caller_of
-from service.report_use_cases import RtpQuery
-from service.table_use_cases import released_paytable
+from service.use_cases import report_use_cases
+from service.use_cases.report_use_cases import RtpQuery
+from service.use_cases.table_use_cases import released_paytable
 
 
 @get(

@@ -11,15 +11,15 @@ from uuid import UUID
 from litestar import Request, Response, get, post
 from litestar.params import FromPath, FromQuery, QueryParameter
 
-from service import round_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.lean_routes import answered_by
-from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
+from service.api.openapi.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import as_response, read, write, write_reply
+from service.db.unit_of_work import Reply
 from service.errors import ApiError
-from service.round_use_cases import RoundQuery, RoundView
-from service.unit_of_work import Reply
+from service.runtime.lean_routes import answered_by
+from service.use_cases import round_use_cases
+from service.use_cases.round_use_cases import RoundQuery, RoundView
 
 WITH_OFFSET = "ISO 8601; one without a zone is read as UTC; between 0001-01-01 and 9999-12-31 in UTC"
 

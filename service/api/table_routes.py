@@ -8,11 +8,11 @@ from uuid import UUID
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 
-from service import table_use_cases
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
-from service.api.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
+from service.api.openapi.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import read, write
+from service.use_cases import table_use_cases
 
 
 def _present(table: Any) -> bytes:

@@ -8,7 +8,7 @@ from uuid import UUID
 
 import msgspec
 
-from paytables.rtp import Theoretical  # the exact figures are public values: shown as computed
+from paytables.red_dog.analysis.rtp import Theoretical  # the exact figures are public values: shown as computed
 
 # The domain's enums, spelled out as literals so the schema lists their values inline (a test keeps them equal).
 TableStatusName = Literal["open", "closed"]

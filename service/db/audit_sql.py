@@ -1,7 +1,7 @@
 """SQL for the audit log: append events to a table's chain under its row lock, read chains back.
 
 A chain's head carries its Merkle tree head (`CompactRange`), extended with every append, so the signed checkpoints
-of `service/checkpoints.py` never re-hash history.
+of `service/chains/checkpoints.py` never re-hash history.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import msgspec
 from audit.chain import GENESIS, Link, Record, extend
 from audit.merkle import HASH_SIZE, CompactRange
 from audit.system_events import SystemEvent
-from paytables.events import Event
+from paytables.red_dog.events import Event
 from service.db import Conn, Statement
 
 

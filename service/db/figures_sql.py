@@ -8,8 +8,8 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from paytables.round import Round, RoundStatus
-from paytables.rtp_report import RoundFigures
+from paytables.red_dog.analysis.rtp_report import RoundFigures
+from paytables.red_dog.round import Round, RoundStatus
 from service.db import Conn, Statement
 from shoe.shoe import Shoe, decode_shoe
 

@@ -14,8 +14,8 @@ import asyncpg
 import msgspec
 
 from audit.chain import Link, Record, extend
-from paytables.inbetween_events import InBetweenEvent
-from paytables.inbetween_state import Game
+from paytables.inbetween.inbetween_events import InBetweenEvent
+from paytables.inbetween.inbetween_state import Game
 from service.db import Conn, Statement
 from service.db.audit_sql import AuditHead
 from shoe.shoe import Shoe, decode_shoe, encode_shoe

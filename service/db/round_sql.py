@@ -8,7 +8,7 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from paytables.round import Round
+from paytables.red_dog.round import Round
 from service.db import Conn, Statement
 from service.db import idempotency_sql as keys
 from service.db.audit_sql import TableLock, head_columns, table_lock_of

@@ -9,7 +9,7 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from paytables.table import TableSettings, TableStatus
+from paytables.red_dog.table import TableSettings, TableStatus
 from service.db import Conn, Statement
 from service.db import idempotency_sql as keys
 from service.db.audit_sql import AuditHead, TableLock, head_columns, table_lock_of, tree_bytes

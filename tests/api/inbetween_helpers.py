@@ -9,7 +9,7 @@ import asyncpg
 from httpx import Response
 
 from audit.records import decode_inbetween_record
-from paytables.inbetween_events import InBetweenEvent
+from paytables.inbetween.inbetween_events import InBetweenEvent
 from service.db import audit_sql
 from tests.support.client import Signed
 

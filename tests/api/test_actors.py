@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from audit.records import decode_record
-from paytables.events import Decided, RoundVoided
+from paytables.red_dog.events import Decided, RoundVoided
 from tests.api.helpers import open_round, problem
 from tests.support.client import Signed
 

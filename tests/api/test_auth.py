@@ -12,7 +12,7 @@ from httpx import Response
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.auth import sign
+from service.api.auth import sign
 from service.settings import Settings
 from tests.api.helpers import fingerprint, open_round, problem
 from tests.support.client import Signed

@@ -13,7 +13,7 @@ from uuid import UUID
 
 import asyncpg
 
-from paytables.inbetween_events import (
+from paytables.inbetween.inbetween_events import (
     AceCall,
     CalledBy,
     ChipReason,

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.cli import main
-from service.client import Client
+from service.cli.cli import main
+from service.cli.client import Client
 from service.settings import Settings
 from tests.support.threaded import served
 

@@ -10,14 +10,14 @@ import asyncpg
 import msgspec
 
 from audit.chain import verify
-from paytables.inbetween_events import (
+from paytables.inbetween.inbetween_events import (
     InBetweenAwaiting,
     InBetweenCardDealt,
     InBetweenGameStarted,
     InBetweenShoeRevealed,
     InBetweenShoeShuffled,
 )
-from paytables.inbetween_state import Game, replay
+from paytables.inbetween.inbetween_state import Game, replay
 from service.db import audit_sql
 from shoe.cards import DECK
 from shoe.shoe import Reveal, verify_reveal

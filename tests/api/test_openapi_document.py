@@ -14,8 +14,8 @@ from litestar.testing import AsyncTestClient
 from openapi_schema_validator import OAS31Validator
 from openapi_spec_validator import validate
 
-from service.api import openapi_descriptions
-from service.api.openapi_polish import CONSTRAINTS, operations
+from service.api.openapi import openapi_descriptions
+from service.api.openapi.openapi_polish import CONSTRAINTS, operations
 from service.problem_codes import CODES, PROBLEM_CODES
 from tests.support.tools import ROOT, run_node_tool
 
@@ -121,7 +121,7 @@ def _codes_in_source() -> set[str]:
     """Every code the code can answer: ApiError(status, "CODE", ...), problem(status, "CODE", ...), a refusal's
     `code = "CODE"`, and the status-to-code map of the HTTP errors, read from the source (not from the list)."""
     found: set[Any] = set()
-    files = [*(ROOT / "service").rglob("*.py"), *(ROOT / "paytables").glob("*.py")]  # the rules' refusals too
+    files = [*(ROOT / "service").rglob("*.py"), *(ROOT / "paytables").rglob("*.py")]  # the rules' refusals too
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("ApiError", "problem"):

@@ -12,7 +12,7 @@ from uuid import UUID
 import asyncpg
 
 from audit.records import decode_record
-from paytables.events import CardDealt
+from paytables.red_dog.events import CardDealt
 from service.db import audit_sql
 from service.settings import Settings
 from tests.api.helpers import check_money, decide, fingerprint, open_round, problem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.play import _bet_line, play
+from service.cli.play import _bet_line, play
 from service.settings import Settings
 from tests.support.threaded import served
 

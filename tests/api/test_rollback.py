@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from audit.records import decode_record
-from paytables.events import RoundRolledBack
+from paytables.red_dog.events import RoundRolledBack
 from tests.api.helpers import decide, fingerprint, moves, open_round, problem
 from tests.support.client import Signed
 from tests.support.clock import ManualClock

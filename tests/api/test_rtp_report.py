@@ -14,8 +14,9 @@ from uuid import UUID
 import asyncpg
 import pytest
 
-from paytables import loader, rtp
-from service.cli import main
+from paytables.red_dog import loader
+from paytables.red_dog.analysis import rtp
+from service.cli.cli import main
 from tests.api.helpers import open_round, problem
 from tests.support import every_outcome as hand
 from tests.support.client import Signed

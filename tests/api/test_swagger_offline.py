@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.api.schema_site import FILES
+from service.api.openapi.schema_site import FILES
 from tests.support.browser import ORIGIN, browser, serve
 
 SUMMARIES = ["Open a table", "Roll a round back: every transaction reversed (within the grace period)"]

@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.cli import main as reddog
+from service.cli.cli import main as reddog
 from tests.api.helpers import decide, open_round, problem
 from tests.support.client import Signed
 

@@ -110,7 +110,7 @@ def scrape(metrics_url: str) -> dict[str, float]:
 
 @contextlib.contextmanager
 def embedded_server() -> Iterator[str]:
-    from service import embedded
+    from service.runtime import embedded
 
     url, server = embedded.start(ROOT / ".data" / "bench-pg")
     try:

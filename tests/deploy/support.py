@@ -1,4 +1,4 @@
-"""What the deploy tests share: paths, the metric names service.metrics defines, PromQL names, required tools."""
+"""What the deploy tests share: paths, the metric names service's metrics define, PromQL names, required tools."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
-from service import metrics
+from service.observability import metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -32,7 +32,7 @@ _MATCHER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)")
 
 
 def defined_metrics() -> dict[str, MetricWrapperBase]:
-    """Every metric service.metrics defines, by the name it has in PromQL (suffix included)."""
+    """Every metric service.observability.metrics defines, by the name it has in PromQL (suffix included)."""
     found: dict[str, MetricWrapperBase] = {}
     for value in vars(metrics).values():
         if isinstance(value, MetricWrapperBase):

@@ -1,4 +1,4 @@
-"""Every metric the dashboard and the rules read exists in service.metrics, with the labels they match on."""
+"""Every metric the dashboard and the rules read exists in service's metrics, with the labels they match on."""
 
 from __future__ import annotations
 

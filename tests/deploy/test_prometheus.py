@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from paytables.chi_square import chi_square_p_value
+from paytables.red_dog.analysis.chi_square import chi_square_p_value
 from tests.deploy import prometheusrule
 from tests.deploy.support import DEPLOY, RULES, load_yaml, rule_expressions, tool
 

@@ -35,7 +35,7 @@ async def as_before_migration_006(url: str) -> None:
 
 async def migration_job(owner_url: str) -> int:
     env = {**os.environ, "MIGRATE_DATABASE_URL": owner_url, "DATABASE_URL": UNREACHABLE}
-    job = await asyncio.create_subprocess_exec(sys.executable, "-m", "service.cli", "migrate", env=env, cwd=ROOT)
+    job = await asyncio.create_subprocess_exec(sys.executable, "-m", "service.cli.cli", "migrate", env=env, cwd=ROOT)
     return await asyncio.wait_for(job.wait(), 120)
 
 

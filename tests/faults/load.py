@@ -17,7 +17,7 @@ import httpx
 import msgspec
 
 from audit.records import decode_record
-from paytables.events import BetSettled
+from paytables.red_dog.events import BetSettled
 from tests.support.client import Signed
 from tests.support.database import ROOT
 
@@ -158,7 +158,7 @@ def audit_verify(owner_url: str) -> None:
     """`reddog audit-verify` as an operator runs it: every chain and every round against its records."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RD_")} | {"DATABASE_URL": owner_url}
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "audit-verify"],
+        [sys.executable, "-m", "service.cli.cli", "audit-verify"],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -14,7 +14,7 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.audit_verify import broken, reconcile_rounds, verify_chains
+from service.chains.audit_verify import broken, reconcile_rounds, verify_chains
 from service.settings import Settings
 from tests.conftest import make_settings
 from tests.faults.load import ANTE, assert_paid_once, assert_settled_by_hand, history

@@ -15,7 +15,7 @@ import requests
 import schemathesis
 from schemathesis.checks import CHECKS, load_all_checks
 
-from service.auth import sign
+from service.api.auth import sign
 from service.settings import Settings
 from tests.support.threaded import served
 

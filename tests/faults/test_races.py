@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from audit.records import decode_record
-from paytables.events import Decided
+from paytables.red_dog.events import Decided
 from tests.conftest import make_settings
 from tests.faults.load import assert_paid_once, assert_settled_by_hand
 from tests.support.clock import ManualClock

@@ -14,8 +14,8 @@ import pytest
 
 from audit.chain import Record, verify
 from audit.records import decode_record
-from paytables import loader
-from paytables.events import (
+from paytables.red_dog import loader
+from paytables.red_dog.events import (
     BetSettled,
     CardDealt,
     Decided,

@@ -12,8 +12,8 @@ from uuid import UUID
 import asyncpg
 import pytest
 
-from service.audit_verify import reconcile_rounds
-from service.cli import main
+from service.chains.audit_verify import reconcile_rounds
+from service.cli.cli import main
 from service.db.app_login import login_url
 from tests.support.client import Signed
 from tests.support.scratch import TEST_LOGIN, TEST_LOGIN_PASSWORD, Database, scratch_database

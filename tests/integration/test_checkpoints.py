@@ -13,7 +13,7 @@ import pytest
 from audit import merkle
 from audit.proof_check import open_table_checkpoint
 from audit.signed_note import parse_verifier
-from service.checkpoints import anchor_due
+from service.chains.checkpoints import anchor_due
 from service.settings import Settings
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock

@@ -16,10 +16,10 @@ import pytest
 
 from audit.chain import verify
 from audit.records import decode_record
-from paytables.events import BetSettled, Decided, Event
+from paytables.red_dog.events import BetSettled, Decided, Event
 from service.db import audit_sql
+from service.runtime.sweeper import sweep
 from service.settings import Settings
-from service.sweeper import sweep
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.live import live

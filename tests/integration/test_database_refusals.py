@@ -113,7 +113,7 @@ async def stopping_server() -> AsyncIterator[tuple[str, Callable[[], None]]]:
     """A PostgreSQL of this test's own, migrated, with the app login's URL and a way to begin a smart shutdown
     (the shared test server must never be stopped). Its directory is one the server's own system user can reach
     (pytest's tmp_path is private to the test's user)."""
-    from service import embedded
+    from service.runtime import embedded
 
     folder = tempfile.mkdtemp(prefix="reddog-test-57p03-")  # initdb takes it empty; deleted at exit, once stopped
     owner_url, server = embedded.start(folder, cleanup="delete")

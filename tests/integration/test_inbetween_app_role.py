@@ -8,13 +8,13 @@ import asyncpg
 import pytest
 
 from audit.chain import verify
-from paytables.inbetween_actions import PassTurn
-from paytables.inbetween_events import SeatSpec
-from service import inbetween_use_cases
+from paytables.inbetween.inbetween_actions import PassTurn
+from paytables.inbetween.inbetween_events import SeatSpec
 from service.db import inbetween_sql
-from service.inbetween_use_cases import NewGame
+from service.db.unit_of_work import Runner, run
 from service.settings import Settings
-from service.unit_of_work import Runner, run
+from service.use_cases import inbetween_use_cases
+from service.use_cases.inbetween_use_cases import NewGame
 from tests.support.clock import ManualClock
 
 

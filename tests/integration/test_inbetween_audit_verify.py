@@ -7,7 +7,7 @@ from uuid import UUID
 
 import asyncpg
 
-from service.audit_verify import broken, verify_chains
+from service.chains.audit_verify import broken, verify_chains
 from tests.api.inbetween_helpers import humans, start
 from tests.support.client import Signed
 

@@ -9,7 +9,7 @@ from uuid import UUID
 import asyncpg
 
 from audit.chain import verify
-from paytables.inbetween_events import InBetweenBetPlaced, InBetweenPassed
+from paytables.inbetween.inbetween_events import InBetweenBetPlaced, InBetweenPassed
 from service.db import audit_sql
 from service.settings import Settings
 from tests.api.inbetween_helpers import events, humans, post_action, start

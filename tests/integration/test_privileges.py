@@ -15,12 +15,12 @@ from uuid import UUID
 import asyncpg
 import pytest
 
-from service.commands import check_role_or_exit
+from service.cli.database_setup import check_role_or_exit
 from service.db import audit_sql
 from service.db.app_login import ensure_app_login, login_url, unsafe_role
 from service.db.migrate import apply_migrations
+from service.runtime.sweeper import purge_keys
 from service.settings import Settings
-from service.sweeper import purge_keys
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.client import Signed
 from tests.support.live import live
@@ -191,7 +191,12 @@ def test_serve_refuses_in_one_line_to_run_as_the_owner_outside_development(datab
         "RD_AUDIT_SIGNING_KEY": str(key_file),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve"], env=env, capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "service.cli.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
@@ -221,7 +226,7 @@ async def test_the_migrate_command_uses_migrate_database_url_as_owner_and_makes_
         }
         done = await asyncio.to_thread(
             subprocess.run,
-            [sys.executable, "-m", "service.cli", "migrate"],
+            [sys.executable, "-m", "service.cli.cli", "migrate"],
             env=env,
             capture_output=True,
             text=True,

@@ -16,7 +16,7 @@ from audit.chain import canonical, verify
 from audit.proof_check import ConsistencyProof, check_consistency_proof, check_root, open_table_checkpoint
 from audit.records import decode_record
 from audit.signed_note import parse_verifier
-from paytables.events import BetSettled
+from paytables.red_dog.events import BetSettled
 from service.db import audit_sql
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock

@@ -13,10 +13,10 @@ import asyncpg
 import pytest
 
 from audit.records import decode_record
-from paytables.events import BetSettled, Decided, Event, RoundSettled
+from paytables.red_dog.events import BetSettled, Decided, Event, RoundSettled
 from service.db import audit_sql
+from service.runtime.sweeper import sweep
 from service.settings import Settings
-from service.sweeper import sweep
 from tests.conftest import make_settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock

@@ -14,9 +14,9 @@ from prometheus_client import REGISTRY
 
 from audit.chain import verify
 from audit.records import decode_record
-from paytables.events import RoundSettled
-from service import sweeper
+from paytables.red_dog.events import RoundSettled
 from service.db import audit_sql
+from service.runtime import sweeper
 from service.settings import Settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock

@@ -26,9 +26,9 @@ from audit.system_events import (
     SystemEvent,
     decode_system_record,
 )
-from service import auth_failures
-from service.audit_verify import verify_chains
-from service.checkpoints import anchor_due
+from service.api import auth_failures
+from service.chains.audit_verify import verify_chains
+from service.chains.checkpoints import anchor_due
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
@@ -38,7 +38,7 @@ from tests.support.scratch import verified_scratch_database
 SYSTEM = UUID(SYSTEM_CHAIN_ID)
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS = ROOT / "service" / "db" / "migrations"
-RELEASED = {f"{p.parent.name}/{p.stem}" for p in ROOT.glob("paytables/released/*/*.toml")}
+RELEASED = {f"{p.parent.name}/{p.stem}" for p in ROOT.glob("paytables/red_dog/released/*/*.toml")}
 
 
 async def system_records(db: asyncpg.Connection, after: int = 0) -> list[tuple[bytes, Record[SystemEvent]]]:

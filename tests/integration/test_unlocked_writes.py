@@ -12,12 +12,13 @@ import msgspec
 import pytest
 
 from audit.chain import verify
-from service import metrics, round_use_cases
 from service.db import Statement, audit_sql, execute_together, round_sql
 from service.db import idempotency_sql as keys
-from service.round_use_cases import NewRound, RoundView
+from service.db.unit_of_work import IdempotencyKey, Reply, UnitOfWork, idempotent, run
+from service.observability import metrics
 from service.settings import Settings
-from service.unit_of_work import IdempotencyKey, Reply, UnitOfWork, idempotent, run
+from service.use_cases import round_use_cases
+from service.use_cases.round_use_cases import NewRound, RoundView
 from tests.support.live import live
 
 DIGEST = b"\x02" * 32

@@ -11,11 +11,11 @@ from datetime import UTC, datetime, timedelta
 
 from audit.chain import GENESIS, Link, Record, extend
 from audit.export_format import encode_line
-from paytables import loader, shoe_lifecycle
-from paytables import round as game
-from paytables.events import Event, TableCreated
-from paytables.red_dog import Outcome
-from paytables.table import TableMode, TableSettings
+from paytables.red_dog import loader, shoe_lifecycle
+from paytables.red_dog import round as game
+from paytables.red_dog.events import Event, TableCreated
+from paytables.red_dog.red_dog import Outcome
+from paytables.red_dog.table import TableMode, TableSettings
 from shoe.shoe import Shoe, ShoePolicy, new_shoe
 from tests.support.audit_play import line_of
 

@@ -14,11 +14,11 @@ from datetime import UTC, datetime, timedelta
 
 from audit.chain import GENESIS, Link, Record, extend
 from audit.export_format import ExportEnd, ExportHeader, Line, RecordLine, TableHead, record_line
-from paytables import loader, shoe_lifecycle
-from paytables import round as game
-from paytables.events import Event, TableClosed, TableCreated, bet_id_of, kind_of, round_id_of
-from paytables.round import Step
-from paytables.table import TableMode, TableSettings
+from paytables.red_dog import loader, shoe_lifecycle
+from paytables.red_dog import round as game
+from paytables.red_dog.events import Event, TableClosed, TableCreated, bet_id_of, kind_of, round_id_of
+from paytables.red_dog.round import Step
+from paytables.red_dog.table import TableMode, TableSettings
 from shoe.shoe import Shoe, ShoePolicy, new_shoe
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

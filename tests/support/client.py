@@ -9,7 +9,7 @@ from typing import Any
 
 from httpx import AsyncClient, Response
 
-from service.auth import sign
+from service.api.auth import sign
 from tests.support.clock import ManualClock
 
 

@@ -41,7 +41,7 @@ def server_url() -> Iterator[str]:
         with PostgresContainer("postgres:16-alpine", driver=None) as container:
             yield container.get_connection_url()
         return
-    from service import embedded
+    from service.runtime import embedded
 
     url, server = embedded.start(ROOT / ".data" / "test-pg")
     try:

@@ -16,8 +16,8 @@ import msgspec
 from litestar import Litestar
 
 from service.app import create_app
+from service.db.unit_of_work import Runner
 from service.settings import Settings
-from service.unit_of_work import Runner
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 

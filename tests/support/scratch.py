@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import msgspec
 
-from service.audit_verify import broken, reconcile_rounds, verify_chains
+from service.chains.audit_verify import broken, reconcile_rounds, verify_chains
 from service.db.app_login import login_url
 from service.db.migrate import apply_migrations
 from tests.support.database import fresh_database_name, with_database

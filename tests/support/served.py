@@ -63,7 +63,7 @@ def served(
     data_dir.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve"],
+            [sys.executable, "-m", "service.cli.cli", "serve"],
             env={**clean, **settings},
             cwd=ROOT,
             stdout=out,

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from paytables import inbetween_rules
-from paytables.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
-from paytables.inbetween_events import AceCall, InBetweenEvent, PairCall, SeatSpec
-from paytables.inbetween_game import InBetweenStep, act, advance, start_game
-from paytables.inbetween_rules import RuleSet
-from paytables.inbetween_state import GameStatus
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
+from paytables.inbetween.inbetween_events import AceCall, InBetweenEvent, PairCall, SeatSpec
+from paytables.inbetween.inbetween_game import InBetweenStep, act, advance, start_game
+from paytables.inbetween.inbetween_rules import RuleSet
+from paytables.inbetween.inbetween_state import GameStatus
 from shoe.shoe import new_shoe
 
 NOW = datetime(2024, 10, 12, 18, 0, tzinfo=UTC)  # Dashain

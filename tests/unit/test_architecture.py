@@ -51,7 +51,9 @@ def allowed(path: Path, package: str) -> set[str]:
 
 
 def test_the_import_scan_sees_imports_inside_functions_and_ignores_relative_ones() -> None:
-    source = "import os.path\nfrom litestar import Litestar\nfrom . import sibling\ndef f():\n    import service.cli\n"
+    source = (
+        "import os.path\nfrom litestar import Litestar\nfrom . import sibling\ndef f():\n    import service.cli.cli\n"
+    )
     assert imported_top_level_names(source) == {"os", "litestar", "service"}
 
 
@@ -67,7 +69,7 @@ def test_a_pure_package_imports_only_what_its_rule_allows(package: str) -> None:
 
 def test_the_rule_would_catch_a_clock_read_a_seeded_generator_or_the_service_in_the_core() -> None:
     # The rule itself, tried on what must fail: a test of the scan that cannot pass by accident.
-    path = ROOT / "paytables" / "round.py"
+    path = ROOT / "paytables" / "red_dog" / "round.py"
     for forbidden in ("time", "random", "os", "service", "audit", "asyncpg"):
         assert forbidden not in allowed(path, "paytables")
     assert "os" in allowed(ROOT / "shoe" / "random_source.py", "shoe")
@@ -87,3 +89,153 @@ def test_nothing_outside_the_api_layer_imports_the_wire_types() -> None:
 def test_module_names_are_unique_across_the_project() -> None:
     names = [path.name for package in sorted(PROJECT) for path in modules(package) if path.name != "__init__.py"]
     assert sorted(n for n in set(names) if names.count(n) > 1) == []
+
+
+# The shell's floors, highest first: a module may import its own folder and any floor below its own, never one above.
+# app.py is the composition root above them all; the other modules at service/'s top level are the base every floor
+# stands on (settings, the clock, the one error map); observability is at the bottom, where everything may use it.
+SHELL_FLOORS = ["app", "cli", "api", "web", "runtime", "use_cases", "chains", "db", "base", "observability"]
+# The core's wings: Red Dog and In Between share only the modules at paytables/'s top level; Red Dog's analysis
+# stands on Red Dog, and the round path never imports the analysis.
+CORE_ROOMS = {
+    "paytables": {"paytables", "shoe"},
+    "paytables/red_dog": {"paytables/red_dog", "paytables", "shoe"},
+    "paytables/red_dog/analysis": {"paytables/red_dog/analysis", "paytables/red_dog", "paytables", "shoe"},
+    "paytables/inbetween": {"paytables/inbetween", "paytables", "shoe"},
+}
+MAX_TOP_LEVEL_SERVICE_MODULES = 12
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_imports(path: Path) -> set[str]:
+    """Every project module the file imports, anywhere in it; `from pkg import mod` counts as importing pkg.mod."""
+    known = {module_name(p) for package in PROJECT for p in modules(package)}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in known:
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names} & known
+            found.update(submodules or {node.module})
+    return found - {module_name(path)}
+
+
+def shell_floor(module: str) -> str:
+    """The floor of a service module: its folder under service/, or app / base for the top-level modules."""
+    parts = module.split(".")
+    if len(parts) == 2:
+        return "app" if parts[1] == "app" else "base"
+    return parts[1] if len(parts) > 2 else "base"
+
+
+def floor_violations(edges: dict[str, set[str]]) -> list[str]:
+    """Each service import that runs up a floor, or into a folder that has no floor."""
+    found = []
+    for module, targets in sorted(edges.items()):
+        if not module.startswith("service."):
+            continue
+        mine = shell_floor(module)
+        for target in sorted(t for t in targets if t.startswith("service.")):
+            theirs = shell_floor(target)
+            if mine not in SHELL_FLOORS or theirs not in SHELL_FLOORS:
+                found.append(f"{module} -> {target}: a folder without a floor")
+            elif mine != theirs and SHELL_FLOORS.index(theirs) <= SHELL_FLOORS.index(mine):
+                found.append(f"{module} ({mine}) -> {target} ({theirs})")
+    return found
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of two or more modules (Tarjan's algorithm): each is an import circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while (top := stack.pop()) != node:
+                component.append(top)
+            component.append(node)
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def project_edges() -> dict[str, set[str]]:
+    return {module_name(path): project_imports(path) for package in sorted(PROJECT) for path in modules(package)}
+
+
+def test_no_two_modules_of_the_project_import_each_other_even_by_way_of_others() -> None:
+    assert circles(project_edges()) == []
+
+
+def test_the_circle_search_finds_a_circle_through_three_modules_and_none_in_a_chain() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_every_folder_of_the_shell_has_a_floor() -> None:
+    folders = {
+        path.parent.relative_to(ROOT / "service").parts[0]
+        for path in modules("service")
+        if path.parent != ROOT / "service"
+    }
+    assert sorted(folders - set(SHELL_FLOORS)) == []
+
+
+def test_no_import_in_the_shell_runs_up_a_floor() -> None:
+    assert floor_violations(project_edges()) == []
+
+
+def test_the_floor_rule_catches_an_import_up_a_floor_and_into_a_folder_without_one() -> None:
+    edges = {
+        "service.db.round_sql": {"service.use_cases.round_use_cases", "service.observability.metrics"},
+        "service.api.auth": {"service.api.bodies", "service.settings", "service.cli.client"},
+        "service.attic.old": {"service.db.round_sql"},
+        "service.errors": {"service.app"},
+    }
+    assert floor_violations(edges) == [
+        "service.api.auth (api) -> service.cli.client (cli)",
+        "service.attic.old -> service.db.round_sql: a folder without a floor",
+        "service.db.round_sql (db) -> service.use_cases.round_use_cases (use_cases)",
+        "service.errors (base) -> service.app (app)",
+    ]
+
+
+def core_room(path: Path) -> str:
+    relative = path.parent.relative_to(ROOT).as_posix()
+    return relative
+
+
+def test_red_dog_and_in_between_are_rooms_of_their_own_that_share_only_the_core_s_top_level() -> None:
+    outside = {}
+    for path in modules("paytables"):
+        room = core_room(path)
+        assert room in CORE_ROOMS, f"{room} is a room of the core without a rule"
+        rooms = {".".join(t.split(".")[:-1]).replace(".", "/") for t in project_imports(path)}
+        rooms = {r if r in CORE_ROOMS or r == "shoe" else r.split("/")[0] for r in rooms}
+        if stray := rooms - CORE_ROOMS[room]:
+            outside[str(path.relative_to(ROOT))] = sorted(stray)
+    assert outside == {}
+
+
+def test_the_service_keeps_at_most_twelve_modules_at_its_top_level() -> None:
+    top = sorted(path.name for path in (ROOT / "service").glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_SERVICE_MODULES, top

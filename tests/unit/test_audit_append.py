@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from audit.chain import GENESIS, verify
 from audit.records import decode_record
-from paytables.events import TableClosed
+from paytables.red_dog.events import TableClosed
 from service.db.audit_sql import GENESIS_HEAD, append
 
 TABLE = uuid.UUID(int=7)

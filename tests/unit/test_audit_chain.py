@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import msgspec
 
 from audit.chain import GENESIS, Link, Record, canonical, envelope, extend, link_hash, verify
-from paytables.events import CardDealt, RoundVoided
+from paytables.red_dog.events import CardDealt, RoundVoided
 
 TABLE = "table-a"
 AT = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)

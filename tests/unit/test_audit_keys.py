@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from audit.signed_note import parse_signer, parse_verifier
-from service.audit_keys import DEVELOPMENT_NAME, development_key, write_key_file
-from service.cli import main
+from service.chains.audit_keys import DEVELOPMENT_NAME, development_key, write_key_file
+from service.cli.cli import main
 
 
 def test_a_key_file_is_a_signer_key_only_its_owner_can_read_and_is_never_overwritten(tmp_path: Path) -> None:

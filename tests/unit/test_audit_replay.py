@@ -17,8 +17,8 @@ from audit import replay as audit_replay
 from audit.chain import Record
 from audit.export_format import Line, encode_lines, read_raw_lines
 from audit.replay import Replayer, ReplayReport
-from paytables import loader
-from paytables.events import (
+from paytables.red_dog import loader
+from paytables.red_dog.events import (
     BetSettled,
     CardDealt,
     Decided,
@@ -31,8 +31,8 @@ from paytables.events import (
     ShoeShuffled,
     SpreadAnnounced,
 )
-from paytables.red_dog import Decision
-from paytables.table import TableMode
+from paytables.red_dog.red_dog import Decision
+from paytables.red_dog.table import TableMode
 from shoe.cards import DECK
 from shoe.shoe import ShoePolicy
 from tests.support.audit_play import TablePlay, export, mixed_play, rechained, settings

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import msgspec
 
-from paytables import loader
-from paytables.events import Event
-from paytables.paytable import canonical_bytes
-from paytables.table import TableSettings
+from paytables.red_dog import loader
+from paytables.red_dog.events import Event
+from paytables.red_dog.paytable import canonical_bytes
+from paytables.red_dog.table import TableSettings
 from tests.support.audit_example import END, START, markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "audit.md"

@@ -27,7 +27,7 @@ from audit.merkle import root
 from audit.records import decode_record
 from audit.signed_note import Signer, generate_key, parse_signer, parse_verifier
 from audit.verify_export import ExportVerifier, FaultKind, VerifyReport, verify_lines
-from paytables.events import BetSettled
+from paytables.red_dog.events import BetSettled
 from shoe.shoe import ShoePolicy
 from tests.support.audit_play import TablePlay, export, line_of, mixed_play, settings
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paytables import loader
-from paytables.chi_square import chi_square_p_value, outcome_chi_square, outcome_probabilities
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.chi_square import chi_square_p_value, outcome_chi_square, outcome_probabilities
 
 # Upper-tail critical values printed in every statistics table (NIST/SEMATECH e-Handbook, table 1.3.6.7.4).
 TABLE = [

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from service.cli import main
+from service.cli.cli import main
 from tests.unit.oracle import PAYTABLE_IDS, RELEASED_SHA256, closed_form
 
 OUTCOMES = {"consecutive", "pair_push", "trips", *(f"spread_{s}" for s in range(1, 12))}

@@ -8,10 +8,10 @@ from fractions import Fraction
 
 import pytest
 
-from paytables import loader
-from paytables.per_seat_deal_law import fresh_composition, seat_law
-from paytables.red_dog_per_seat import edges_of_law
-from service.cli import main
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.per_seat_deal_law import fresh_composition, seat_law
+from paytables.red_dog.analysis.red_dog_per_seat import edges_of_law
+from service.cli.cli import main
 from tests.unit.oracle import closed_form
 
 

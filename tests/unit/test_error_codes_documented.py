@@ -7,7 +7,7 @@ from pathlib import Path
 
 from paytables import refusals
 from paytables.refusals import GameError
-from service.errors import GAME_STATUS
+from service.errors import refusal_status
 
 ROOT = Path(__file__).resolve().parents[2]
 RAISED = re.compile(r'(?:ApiError|problem)\(\s*(\d{3}),\s*"([A-Z_]+)"')
@@ -25,7 +25,7 @@ def codes_in_the_source() -> set[tuple[str, int]]:
     game = [
         c for c in vars(refusals).values() if isinstance(c, type) and issubclass(c, GameError) and c is not GameError
     ]
-    found |= {(c.code, GAME_STATUS.get(c.code, 409)) for c in game}
+    found |= {(c.code, refusal_status(c.code)) for c in game}
     return found
 
 

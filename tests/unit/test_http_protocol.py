@@ -8,7 +8,7 @@ from typing import Any
 
 import uvicorn
 
-from service.http_protocol import JoinedWritesProtocol
+from service.runtime.http_protocol import JoinedWritesProtocol
 
 
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -5,8 +5,8 @@ Three players p0..p2, ante 10, p0 deals first: p0 stakes 100 and holds 900; the 
 
 from __future__ import annotations
 
-from paytables.inbetween_events import ChipReason, EndReason, InBetweenChipsMoved
-from paytables.inbetween_state import GameStatus
+from paytables.inbetween.inbetween_events import ChipReason, EndReason, InBetweenChipsMoved
+from paytables.inbetween.inbetween_state import GameStatus
 from tests.unit.inbetween_table import Table
 
 BANKER = "inbetween/pagat-banker/v1"

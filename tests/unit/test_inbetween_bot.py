@@ -14,13 +14,19 @@ import random
 import msgspec
 import pytest
 
-from paytables import inbetween_rules
-from paytables.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
-from paytables.inbetween_bot import ace_call_value, best_ace_call, kelly_player, one_chip_player, play_computers
-from paytables.inbetween_events import AceCall, PairCall, SeatSpec
-from paytables.inbetween_game import act, start_game
-from paytables.inbetween_simulate import play_game
-from paytables.inbetween_state import GameStatus, replay
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
+from paytables.inbetween.inbetween_bot import (
+    ace_call_value,
+    best_ace_call,
+    kelly_player,
+    one_chip_player,
+    play_computers,
+)
+from paytables.inbetween.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween.inbetween_game import act, start_game
+from paytables.inbetween.inbetween_simulate import play_game
+from paytables.inbetween.inbetween_state import GameStatus, replay
 from shoe.cards import RANKS
 from shoe.shoe import new_shoe
 from tests.unit.inbetween_oracle import RULESET_IDS

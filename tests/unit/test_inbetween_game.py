@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from paytables.inbetween_events import (
+from paytables.inbetween.inbetween_events import (
     AceCall,
     CalledBy,
     ChipReason,
@@ -23,7 +23,7 @@ from paytables.inbetween_events import (
     PairCall,
     TurnOutcome,
 )
-from paytables.inbetween_state import GameStatus
+from paytables.inbetween.inbetween_state import GameStatus
 from shoe.shoe import verify_reveal
 from tests.unit.inbetween_table import Table
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from paytables import inbetween_rules
-from paytables.inbetween_actions import BetBelowMinimum, InvalidGame
-from paytables.inbetween_events import (
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_actions import BetBelowMinimum, InvalidGame
+from paytables.inbetween.inbetween_events import (
     AceCall,
     CalledBy,
     ChipReason,
@@ -20,7 +20,7 @@ from paytables.inbetween_events import (
     PairCall,
     TurnOutcome,
 )
-from paytables.inbetween_state import GameStatus
+from paytables.inbetween.inbetween_state import GameStatus
 from tests.unit.inbetween_oracle import HOUSE_RULES, RULESET_IDS
 from tests.unit.inbetween_table import Table
 

@@ -8,9 +8,16 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paytables.inbetween_events import PairCall
-from paytables.inbetween_odds import TurnOdds, bet_value, edge_per_chip, kelly_fraction, third_card_odds, turn_odds
-from paytables.inbetween_posts import LOW_ACE, Posts, PostsKind
+from paytables.inbetween.inbetween_events import PairCall
+from paytables.inbetween.inbetween_odds import (
+    TurnOdds,
+    bet_value,
+    edge_per_chip,
+    kelly_fraction,
+    third_card_odds,
+    turn_odds,
+)
+from paytables.inbetween.inbetween_posts import LOW_ACE, Posts, PostsKind
 from shoe.cards import DECK, rank
 from tests.unit.inbetween_oracle import HOUSE_RULES, TurnFacts, expected_delta
 from tests.unit.inbetween_table import Table

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paytables import inbetween_rules
-from paytables.inbetween_actions import (
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_actions import (
     CallAce,
     CallPair,
     InBetweenAction,
@@ -21,7 +21,7 @@ from paytables.inbetween_actions import (
     PlaceBet,
     bet_limits,
 )
-from paytables.inbetween_events import (
+from paytables.inbetween.inbetween_events import (
     AceCall,
     ChipReason,
     InBetweenCardDealt,
@@ -34,10 +34,10 @@ from paytables.inbetween_events import (
     decode_events,
     encode_events,
 )
-from paytables.inbetween_game import InBetweenStep, act, advance, start_game
-from paytables.inbetween_posts import possible_pair_calls
-from paytables.inbetween_rules import RuleSet
-from paytables.inbetween_state import Game, GameStatus, replay
+from paytables.inbetween.inbetween_game import InBetweenStep, act, advance, start_game
+from paytables.inbetween.inbetween_posts import possible_pair_calls
+from paytables.inbetween.inbetween_rules import RuleSet
+from paytables.inbetween.inbetween_state import Game, GameStatus, replay
 from shoe.shoe import Reveal, new_shoe, verify_reveal
 from tests.unit.inbetween_oracle import HOUSE_RULES, RULESET_IDS, TurnFacts, expected_delta
 from tests.unit.inbetween_table import NOW

@@ -8,8 +8,8 @@ from datetime import datetime
 
 import pytest
 
-from paytables import inbetween_rules
-from paytables.inbetween_actions import (
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_actions import (
     BetBelowMinimum,
     BetOverChips,
     BetOverPot,
@@ -24,8 +24,8 @@ from paytables.inbetween_actions import (
     PlaceBet,
     WrongAction,
 )
-from paytables.inbetween_events import AceCall, PairCall, SeatSpec
-from paytables.inbetween_game import act, advance, start_game
+from paytables.inbetween.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween.inbetween_game import act, advance, start_game
 from paytables.refusals import GameError
 from shoe.shoe import new_shoe
 from tests.unit.inbetween_table import NOW, Table

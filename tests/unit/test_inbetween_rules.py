@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from paytables import inbetween_rules
-from paytables.inbetween_rules import (
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_rules import (
     RULESETS_DIR,
     DealerBanks,
     PairPays,

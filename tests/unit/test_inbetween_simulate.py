@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import pytest
 
-from paytables import inbetween_rules
-from paytables.inbetween_simulate import mean_interval, simulate
-from service.cli import main
+from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_simulate import mean_interval, simulate
+from service.cli.cli import main
 
 
 def test_in_two_seat_games_the_strategies_average_chips_add_up_to_every_chip_in_play() -> None:

@@ -7,9 +7,9 @@ from typing import Any, get_args
 
 import pytest
 
-from paytables.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
-from paytables.inbetween_events import AceCall, Decision, EndReason, PairCall, TurnOutcome
-from paytables.inbetween_state import GameStatus
+from paytables.inbetween.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
+from paytables.inbetween.inbetween_events import AceCall, Decision, EndReason, PairCall, TurnOutcome
+from paytables.inbetween.inbetween_state import GameStatus
 from service.api import inbetween_wire as wire
 
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import msgspec
 
-from paytables import loader
-from paytables.paytable import Paytable
-from paytables.red_dog import classify, settle
-from paytables.red_dog_expectation import Expectation, Stake, integrity_z, round_expectation, total
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.red_dog_expectation import Expectation, Stake, integrity_z, round_expectation, total
+from paytables.red_dog.paytable import Paytable
+from paytables.red_dog.red_dog import classify, settle
 from shoe.cards import DECK, rank
 
 STANDARD = loader.get("standard/v1")

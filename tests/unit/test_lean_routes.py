@@ -8,10 +8,10 @@ import pytest
 from litestar import Litestar, Request, Response, post
 from litestar.params import FromPath
 
-from service.api.lean_routes import answered_by
 from service.api.replies import as_response
+from service.db.unit_of_work import Reply
 from service.errors import ApiError, exception_handlers
-from service.unit_of_work import Reply
+from service.runtime.lean_routes import answered_by
 
 REPLIES = {"first": Reply(status=201, body=b'{"a":1}'), "replay": Reply(status=201, body=b'{"a":1}', replayed=True)}
 

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY, CollectorRegistry, multiprocess
 
-from paytables import loader, rtp
-from paytables.red_dog_expectation import settled_round_expectation
-from paytables.round import Raise, Step, decide, open_round, void_round
-from service import metrics
+from paytables.red_dog import loader
+from paytables.red_dog.analysis import rtp
+from paytables.red_dog.analysis.red_dog_expectation import settled_round_expectation
+from paytables.red_dog.round import Raise, Step, decide, open_round, void_round
+from service.observability import metrics
 from shoe.shoe import new_shoe
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -137,7 +138,7 @@ def _collected(folder: Path) -> CollectorRegistry:
 WORKER = textwrap.dedent(
     """
     import sys
-    from service import metrics
+    from service.observability import metrics
     metrics.observe_pool(size=int(sys.argv[1]), waiters=int(sys.argv[2]))
     metrics.OPEN_RAISE_WINDOWS.set(int(sys.argv[1]))
     metrics.observe_sweep(0.3)
@@ -161,7 +162,7 @@ def test_several_workers_add_up_their_counters_and_pools_and_keep_the_newest_che
 FORKING_WORKER = textwrap.dedent(
     """
     import os
-    from service import metrics
+    from service.observability import metrics
     metrics.observe_sweep(0.3)
     child = os.fork()
     if child == 0:
@@ -185,8 +186,8 @@ def test_a_forked_worker_counts_in_its_own_file_with_the_process_id_kept_by_the_
 EARLY_METRIC = textwrap.dedent(
     """
     from prometheus_client import Counter
-    Counter("made_too_early", "a metric created before service.metrics").inc()
-    from service import metrics
+    Counter("made_too_early", "a metric created before service.observability.metrics").inc()
+    from service.observability import metrics
     """
 )
 
@@ -196,7 +197,7 @@ def test_a_metric_created_before_the_service_metrics_is_refused_rather_than_shar
 ) -> None:
     done = _in_worker(tmp_path, EARLY_METRIC)
     assert done.returncode != 0
-    assert "a metric was created before service.metrics" in done.stderr
+    assert "a metric was created before service.observability.metrics" in done.stderr
 
 
 STALE_FILE = textwrap.dedent(
@@ -204,7 +205,7 @@ STALE_FILE = textwrap.dedent(
     import os, pathlib
     # A file a dead worker left with the pid this process now has (pids are reused): not a metric of this process.
     pathlib.Path(os.environ["PROMETHEUS_MULTIPROC_DIR"], f"counter_{os.getpid()}.db").touch()
-    from service import metrics
+    from service.observability import metrics
     metrics.observe_sweep(0.3)
     """
 )

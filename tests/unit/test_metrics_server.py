@@ -9,13 +9,13 @@ from pathlib import Path
 
 import httpx
 
-from service import metrics_server
+from service.runtime import metrics_server
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = textwrap.dedent(
     """
     import sys
-    from service import metrics
+    from service.observability import metrics
     metrics.observe_pool(size=int(sys.argv[1]), waiters=1)
     metrics.SWEPT.inc()
     print("ready", flush=True)

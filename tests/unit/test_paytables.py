@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paytables import loader
-from paytables.paytable import PostRule
+from paytables.red_dog import loader
+from paytables.red_dog.paytable import PostRule
 from tests.unit.oracle import LOSE_DOUBLE_ON_POST, PAYTABLE_IDS, RELEASED_SHA256, SPREAD_ODDS, TRIPS_ODDS
 
 GOOD_FIELDS = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paytables import loader
-from paytables.red_dog import Outcome, Result, RuleError, Settlement, TransactionKind, classify, settle
+from paytables.red_dog import loader
+from paytables.red_dog.red_dog import Outcome, Result, RuleError, Settlement, TransactionKind, classify, settle
 from tests.unit.oracle import PAYTABLE_IDS, RANKS, Expected, expected, third_card_class
 
 ANTE = 10

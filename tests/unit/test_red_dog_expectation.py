@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paytables import loader
-from paytables.red_dog import RuleError, settle
-from paytables.red_dog_expectation import (
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.red_dog_expectation import (
     Expectation,
     Stake,
     bet_expectation,
@@ -23,8 +22,9 @@ from paytables.red_dog_expectation import (
     total,
     undealt_rank_counts,
 )
+from paytables.red_dog.analysis.rtp import compute
+from paytables.red_dog.red_dog import RuleError, settle
 from paytables.refusals import RaiseExceedsAnte
-from paytables.rtp import compute
 from shoe.cards import DECK, CardError, rank
 from tests.unit.oracle import PAYTABLE_IDS
 

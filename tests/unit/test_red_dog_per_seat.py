@@ -10,9 +10,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from paytables import loader, rtp
-from paytables.per_seat_deal_law import Composition, Landing, SeatLaw, fresh_composition, seat_law
-from paytables.red_dog_per_seat import (
+from paytables.red_dog import loader
+from paytables.red_dog.analysis import rtp
+from paytables.red_dog.analysis.per_seat_deal_law import Composition, Landing, SeatLaw, fresh_composition, seat_law
+from paytables.red_dog.analysis.red_dog_per_seat import (
     Edges,
     compute,
     counting_raises,

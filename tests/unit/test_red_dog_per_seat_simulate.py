@@ -10,10 +10,15 @@ from fractions import Fraction
 import msgspec
 import pytest
 
-from paytables import loader
-from paytables.per_seat_deal_law import fresh_composition
-from paytables.red_dog_per_seat import Edges, per_seat_edges
-from paytables.red_dog_per_seat_simulate import Estimate, PerSeatSimulationReport, deal_per_seat, simulate_per_seat
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.per_seat_deal_law import fresh_composition
+from paytables.red_dog.analysis.red_dog_per_seat import Edges, per_seat_edges
+from paytables.red_dog.analysis.red_dog_per_seat_simulate import (
+    Estimate,
+    PerSeatSimulationReport,
+    deal_per_seat,
+    simulate_per_seat,
+)
 from tests.unit.oracle import PAYTABLE_IDS, closed_form
 from tests.unit.per_seat_oracle import deal
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paytables import loader
-from paytables.red_dog import Result, RuleError, settle, transaction_total
+from paytables.red_dog import loader
+from paytables.red_dog.red_dog import Result, RuleError, settle, transaction_total
 from paytables.refusals import RaiseExceedsAnte
 
 ranks = st.integers(min_value=2, max_value=14)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from audit.replay_stats import ReplayStats
-from paytables.events import BetSettled, Event, RolledBackBet, RoundRolledBack, RoundSettled
-from paytables.red_dog import Direction, Outcome, Result, Transaction, TransactionKind
+from paytables.red_dog.events import BetSettled, Event, RolledBackBet, RoundRolledBack, RoundSettled
+from paytables.red_dog.red_dog import Direction, Outcome, Result, Transaction, TransactionKind
 
 AT = datetime(2026, 5, 1, tzinfo=UTC)
 ANTE = Transaction(id="r.1:ante", kind=TransactionKind.ANTE, type=Direction.DEBIT, amount=10)

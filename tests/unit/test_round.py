@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paytables import loader
-from paytables.events import (
+from paytables.red_dog import loader
+from paytables.red_dog.events import (
     BetSettled,
     CardDealt,
     Decided,
@@ -25,10 +25,17 @@ from paytables.events import (
     SpreadAnnounced,
     kind_of,
 )
-from paytables.paytable import Paytable
-from paytables.red_dog import Decision, Direction, Outcome, Result, Transaction, TransactionKind, transaction_total
-from paytables.refusals import AlreadyDecided, NotInRaiseWindow, RaiseExceedsAnte, RaiseWindowClosed, UnknownBet
-from paytables.round import (
+from paytables.red_dog.paytable import Paytable
+from paytables.red_dog.red_dog import (
+    Decision,
+    Direction,
+    Outcome,
+    Result,
+    Transaction,
+    TransactionKind,
+    transaction_total,
+)
+from paytables.red_dog.round import (
     SYSTEM,
     Call,
     Raise,
@@ -42,6 +49,7 @@ from paytables.round import (
     settle_if_expired,
     void_round,
 )
+from paytables.refusals import AlreadyDecided, NotInRaiseWindow, RaiseExceedsAnte, RaiseWindowClosed, UnknownBet
 from shoe.cards import DECK, rank
 from shoe.shoe import Shoe, ShoePolicy, new_shoe
 

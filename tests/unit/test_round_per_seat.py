@@ -8,12 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from paytables import loader
-from paytables.events import BetSettled, CardDealt, Decided, DecidedBy, RoundSettled, SpreadAnnounced, kind_of
-from paytables.paytable import Paytable
-from paytables.red_dog_expectation import settled_round_expectation
-from paytables.refusals import NotInRaiseWindow
-from paytables.round import (
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.red_dog_expectation import settled_round_expectation
+from paytables.red_dog.events import BetSettled, CardDealt, Decided, DecidedBy, RoundSettled, SpreadAnnounced, kind_of
+from paytables.red_dog.paytable import Paytable
+from paytables.red_dog.round import (
     SYSTEM,
     Call,
     Raise,
@@ -25,7 +24,8 @@ from paytables.round import (
     settle_if_expired,
     void_round,
 )
-from paytables.table import DealMode
+from paytables.red_dog.table import DealMode
+from paytables.refusals import NotInRaiseWindow
 from shoe.shoe import new_shoe
 
 STANDARD = loader.get("standard/v1")  # spreads 1, 2, 3 pay 5, 4, 2 to 1; 4..11 pay 1 to 1; trips 11 to 1

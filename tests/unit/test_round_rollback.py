@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paytables import loader
-from paytables.events import RoundRolledBack
-from paytables.red_dog import Direction, Result, TransactionKind, transaction_total
+from paytables.red_dog import loader
+from paytables.red_dog.events import RoundRolledBack
+from paytables.red_dog.red_dog import Direction, Result, TransactionKind, transaction_total
+from paytables.red_dog.round import Call, Raise, RoundStatus, Step, decide, open_round
+from paytables.red_dog.round_rollback import rollback
 from paytables.refusals import RollbackGraceExpired
-from paytables.round import Call, Raise, RoundStatus, Step, decide, open_round
-from paytables.round_rollback import rollback
 from shoe.shoe import ShoePolicy, new_shoe
 
 STANDARD = loader.get("standard/v1")

@@ -9,7 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from paytables import loader, rtp
+from paytables.red_dog import loader
+from paytables.red_dog.analysis import rtp
 from tests.unit.oracle import PAYTABLE_IDS, closed_form
 
 DECKS = [1, 2, 4, 6, 8]

@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from paytables import loader
-from paytables.chi_square import outcome_probabilities
-from paytables.round import Call, Raise, RoundStatus, Step, close_window, decide, open_round, void_round
-from paytables.rtp_report import RoundFigures, Totals, add, add_all, round_figures, rtp_line
-from service.configuration_metrics import OUTCOMES
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.chi_square import outcome_probabilities
+from paytables.red_dog.analysis.rtp_report import RoundFigures, Totals, add, add_all, round_figures, rtp_line
+from paytables.red_dog.round import Call, Raise, RoundStatus, Step, close_window, decide, open_round, void_round
+from service.observability.configuration_metrics import OUTCOMES
 from shoe.shoe import Shoe, ShoePolicy, new_shoe
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from paytables.shoe_lifecycle import at_round_end, is_retired, needs_new_shoe, reveal_to_show, shuffled
+from paytables.red_dog.shoe_lifecycle import at_round_end, is_retired, needs_new_shoe, reveal_to_show, shuffled
 from shoe.shoe import Shoe, ShoePolicy, new_shoe, verify_reveal
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from service.auth import sign, signing_message
+from service.api.auth import sign, signing_message
 
 
 def test_a_post_signs_its_idempotency_key_on_its_own_line_before_the_body() -> None:

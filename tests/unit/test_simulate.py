@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from paytables import loader
-from paytables.simulate import SimulationReport, simulate
+from paytables.red_dog import loader
+from paytables.red_dog.analysis.simulate import SimulationReport, simulate
 from tests.unit.oracle import closed_form
 
 ROUNDS = 200_000

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from service.runtime.sweeper import MIN_PAUSE, _until, claimers
 from service.settings import Settings
-from service.sweeper import MIN_PAUSE, _until, claimers
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 

@@ -7,10 +7,10 @@ from typing import Any, get_args
 
 import pytest
 
-from paytables.paytable import PostRule
-from paytables.red_dog import Decision, Direction, Outcome, Result, TransactionKind
-from paytables.round import RoundStatus
-from paytables.table import TableMode, TableStatus
+from paytables.red_dog.paytable import PostRule
+from paytables.red_dog.red_dog import Decision, Direction, Outcome, Result, TransactionKind
+from paytables.red_dog.round import RoundStatus
+from paytables.red_dog.table import TableMode, TableStatus
 from service.api import wire
 from shoe.shoe import ShoePolicy
 

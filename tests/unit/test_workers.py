@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from service.workers import listening_sockets
+from service.runtime.workers import listening_sockets
 
 
 def _accepted_by_each(sockets: list[socket.socket], connections: int) -> list[int]:

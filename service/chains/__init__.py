@@ -1,0 +1,1 @@
+"""The audit chains' services: signed checkpoints, the system chain, export, verify, reconcile, keys."""

@@ -1,0 +1,114 @@
+"""Significant events of the service itself, recorded on the system chain: start and stop (with the version, the git
+revision and the settings in force) and failed authentications (rate-limited in `auth_failures.py`)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import subprocess
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+
+import structlog
+
+from audit.system_events import ServiceStarted, ServiceStopped, SettingsInForce, SystemEvent
+from paytables.red_dog import loader
+from service.chains import checkpoints
+from service.db import system_sql
+from service.db.unit_of_work import Runner, UnitOfWork, run
+from service.settings import Settings
+
+log = structlog.get_logger("reddog.system")
+SYSTEM = "system"  # the unit of work's operator for the service's own records
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def append(unit: UnitOfWork, events: Sequence[SystemEvent]) -> None:
+    """Append to the system chain in the unit's transaction (a checkpoint too when it passes a multiple of N)."""
+    head = await system_sql.lock_system_chain(unit.conn)
+    appended = checkpoints.append(unit, system_sql.SYSTEM_CHAIN, head, events, test=False)
+    unit.defer([*appended.writes, system_sql.update_system_chain(appended.head)])
+
+
+def instance() -> str:
+    """This process among the replicas and workers: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def version() -> str:
+    try:
+        return metadata.version("reddog")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=1)
+def _git_head() -> str:
+    try:
+        found = subprocess.run(  # noqa: S603 - a fixed command, no input
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],  # noqa: S607 - git from PATH, as a developer runs it
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return found.stdout.strip() if found.returncode == 0 else "unknown"
+
+
+def git_revision(settings: Settings) -> str:
+    """RD_GIT_REVISION (an image knows it at build time), else the checkout's HEAD, else "unknown"."""
+    return settings.git_revision or _git_head()
+
+
+def settings_in_force(settings: Settings) -> SettingsInForce:
+    """The settings that change how games are played, checked and anchored; ids, never secrets."""
+    signer = checkpoints.signer_of(settings)
+    return SettingsInForce(
+        env=settings.env,
+        allow_test_tables=settings.allow_test_tables,
+        signature_tolerance_seconds=settings.signature_tolerance_seconds,
+        sweep_interval_seconds=settings.sweep_interval_seconds,
+        idempotency_retention_days=settings.idempotency_retention_days,
+        checkpoint_every_records=settings.checkpoint_every_records,
+        checkpoint_every_seconds=settings.checkpoint_every_seconds,
+        recall_link_ttl_seconds=settings.recall_link_ttl_seconds,
+        operators=tuple(sorted(settings.operators)),
+        auditors=tuple(sorted(settings.auditors)),
+        audit_key=None if signer is None else signer.verifier.key,
+        paytables={p.id: p.sha256 for p in loader.released().values()},
+        rollback_grace_seconds=settings.rollback_grace_seconds,
+    )
+
+
+async def service_started(runner: Runner) -> None:
+    async def work(unit: UnitOfWork) -> None:
+        settings = unit.settings
+        started = ServiceStarted(
+            instance=instance(),
+            version=version(),
+            git_revision=git_revision(settings),
+            started_at=unit.now,
+            settings=settings_in_force(settings),
+        )
+        await append(unit, [started])
+
+    await run(runner, SYSTEM, work)
+
+
+async def service_stopped(runner: Runner) -> None:
+    """Recorded on a clean shutdown; a database already gone is logged, not raised (the process is stopping)."""
+
+    async def work(unit: UnitOfWork) -> None:
+        stopped = ServiceStopped(
+            instance=instance(), version=version(), git_revision=git_revision(unit.settings), stopped_at=unit.now
+        )
+        await append(unit, [stopped])
+
+    try:
+        await run(runner, SYSTEM, work)
+    except Exception as exc:  # the stop record is best effort: a crash or a lost database records no stop either
+        log.warning("service_stop_not_recorded", error=type(exc).__name__)

@@ -1,0 +1,145 @@
+"""`reddog audit export|verify|replay`: the offline tools of `audit/audit_cli.py`, plus what needs the database.
+
+`export` writes the export file; `verify --db` and `replay --db` read the same lines straight from `DATABASE_URL`
+in one read-only snapshot, and then reconcile every stored round with its records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from audit import audit_cli
+from audit.export_format import Line, encode_line
+from audit.replay import Replayer
+from audit.verify_export import ExportVerifier
+from service.chains.audit_export import Scope, export_lines, export_total
+from service.chains.round_reconcile import RoundDifference, reconcile_rounds
+from service.cli.database_setup import database_url, settings_or_exit
+
+BATCH = 2000
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("audit", help="the auditors' tools: export, verify and replay the audit records")
+    actions = p.add_subparsers(required=True, metavar="ACTION")
+    e = actions.add_parser("export", help="write every record byte-exact as JSON Lines, with heads and checkpoints")
+    e.add_argument("--out", required=True, metavar="FILE")
+    e.add_argument("--table", type=UUID, metavar="ID", help="only this table")
+    e.add_argument("--since", type=_time, metavar="TIME", help="records from this time on (ISO 8601; UTC if no zone)")
+    e.set_defaults(handler=cmd_export)
+    for add in (audit_cli.add_verify, audit_cli.add_replay):
+        command = add(actions)
+        command.add_argument("--db", action="store_true", help="read DATABASE_URL (read-only) instead of a FILE")
+        command.set_defaults(handler=cmd_verify if add is audit_cli.add_verify else cmd_replay)
+
+
+def _time(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+Work = Callable[[asyncpg.Connection], Awaitable[int]]
+
+
+def _run(work: Work) -> int:
+    """Run `work` on the configured database (or the embedded one, kept running until it is done)."""
+    url, _server = database_url(settings_or_exit())
+    return asyncio.run(_snapshot(url, work))
+
+
+async def _snapshot(url: str, work: Work) -> int:
+    """Run `work` in one read-only REPEATABLE READ transaction: every line it reads is of the same moment."""
+    conn = await asyncpg.connect(url)
+    try:
+        async with conn.transaction(isolation="repeatable_read", readonly=True):
+            return await work(conn)
+    finally:
+        await conn.close()
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    scope = Scope(operator_id=None, table_id=args.table)
+
+    async def work(conn: asyncpg.Connection) -> int:
+        total = await export_total(conn, scope)
+        show = audit_cli.progress_bar(total) if sys.stderr.isatty() else None
+        records = 0
+        with open(args.out, "wb") as out:  # noqa: ASYNC230 - a one-task command: nothing else waits on the loop
+            lines = export_lines(conn, scope, exported_at=datetime.now(UTC), since=args.since)
+            async for line in lines:
+                out.write(encode_line(line))
+                records += 1
+                if show is not None and records % 4096 == 0:
+                    show(min(records, total))
+        if show is not None:
+            show(total)
+        print(f"wrote {args.out}: {records} lines", file=sys.stderr)
+        return 0
+
+    return _run(work)
+
+
+async def _batches(conn: asyncpg.Connection) -> AsyncIterator[list[Line]]:
+    batch: list[Line] = []
+    async for line in export_lines(conn, Scope(operator_id=None), exported_at=datetime.now(UTC)):
+        batch.append(line)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    yield batch
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    if not args.db:
+        return audit_cli.run_verify(args)
+
+    async def work(conn: asyncpg.Connection) -> int:
+        checker = ExportVerifier(audit_cli.verifier_of(args.public_key))
+        audit_cli.keep_checkpoints(checker, args.kept)
+        folder = Replayer(keep_states=True, rerun=False)
+        async for batch in _batches(conn):
+            checker.feed(batch)
+            folder.feed(batch)
+        report = checker.report()
+        audit_cli.print_verify(report, as_json=args.json)
+        differences = await reconcile_rounds(conn, folder.recorded_states())
+        _print_differences(differences)
+        return 0 if report.ok and not differences else 1
+
+    return _run(work)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    if not args.db:
+        return audit_cli.run_replay(args)
+
+    async def work(conn: asyncpg.Connection) -> int:
+        replayer = Replayer(keep_states=True)
+        async for batch in _batches(conn):
+            replayer.feed(batch)
+        report = replayer.report()
+        audit_cli.print_replay(report, as_json=args.json)
+        differences = await reconcile_rounds(conn, replayer.recorded_states())
+        _print_differences(differences)
+        return 0 if report.ok and not differences else 1
+
+    return _run(work)
+
+
+def _print_differences(differences: list[RoundDifference]) -> None:
+    """The reconciliation on stderr, so `--json` keeps stdout one JSON object."""
+    for difference in differences[: audit_cli.LISTED]:
+        print(f"  STORED ROUND DIFFERS {difference.round_id}: {difference.detail}", file=sys.stderr)
+    verdict = "every stored round matches its records" if not differences else f"{len(differences)} DIFFER"
+    print(f"reconciled stored rounds with their records: {verdict}", file=sys.stderr)

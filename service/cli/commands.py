@@ -1,0 +1,211 @@
+"""The server's `reddog` subcommands: serve, migrate, play, audit verify."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from service.cli.database_setup import (
+    check_role_or_exit,
+    database_url,
+    dev_app_password,
+    embedded_server,
+    migrate_or_exit,
+    serving_url,
+    settings_or_exit,
+)
+from service.settings import Settings, SettingsError, check_can_serve
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="serve the API (embedded PostgreSQL under .data/ when DATABASE_URL is unset)")
+    p.set_defaults(handler=cmd_serve)
+    p = sub.add_parser("migrate", help="apply the database migrations as the owner (MIGRATE_DATABASE_URL)")
+    p.set_defaults(handler=cmd_migrate)
+    p = sub.add_parser("play", help="play one round against a running server and print it")
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="the server's base URL (default: %(default)s)")
+    p.add_argument("--operator", default="demo", help="the operator id to sign as (default: %(default)s)")
+    p.add_argument("--secret", default="demo-secret", help="that operator's signing secret (default: the dev one)")
+    p.add_argument(
+        "--table",
+        default=None,
+        help="a table id; by default the newest open standard/v1 live table is reused, or one is opened",
+    )
+    p.set_defaults(handler=cmd_play)
+    p = sub.add_parser(
+        "audit-verify", help="verify every audit hash chain (the system's, each table's and game's) and every round"
+    )
+    p.set_defaults(handler=cmd_audit_verify)
+    p = sub.add_parser("audit-keygen", help="make a checkpoint signing key file (mode 0600); print its verifier key")
+    p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")
+    p.add_argument("--out", required=True, help="the key file to create (never overwritten)")
+    p.set_defaults(handler=cmd_audit_keygen)
+    from service.cli import audit_commands
+
+    audit_commands.register(sub)
+    p = sub.add_parser("report", help="reports from the database")
+    reports = p.add_subparsers(required=True, metavar="REPORT")
+    p = reports.add_parser("rtp", help="RTP against the exact expectation of the decisions taken, and the outcome mix")
+    _report_arguments(p)
+    p.set_defaults(handler=cmd_report_rtp)
+
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    # Here rather than in report_cli: importing it would import prometheus-client before `serve` may set it up.
+    p.add_argument("--from", dest="ended_from", type=_aware_time, help="rounds ended at or after (ISO 8601, zoned)")
+    p.add_argument("--to", dest="ended_to", type=_aware_time, help="rounds ended before")
+    p.add_argument("--paytable", help="one paytable id, such as standard/v1")
+    p.add_argument("--table", dest="table_id", type=UUID, help="one table id")
+    p.add_argument("--operator", help="one operator's tables (by default every operator's, as an auditor sees)")
+    p.add_argument("--mode", choices=("live", "test"), default="live")
+    p.add_argument("--json", action="store_true", help="the lines as the API shows them, one JSON array")
+
+
+def _aware_time(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} has no time zone (add Z or +00:00)")
+    return value
+
+
+def cmd_migrate(_: argparse.Namespace) -> int:
+    """Migrate as the owner: MIGRATE_DATABASE_URL, else DATABASE_URL, else the embedded server (with a dev login)."""
+    settings = settings_or_exit()
+    url, _server = settings.migrate_database_url or settings.database_url, None
+    password = settings.app_db_password
+    if url is None:
+        url, _server = embedded_server(settings)
+        password = dev_app_password(settings)
+    applied = migrate_or_exit(url, None if password is None else (settings.app_db_user, password))
+    print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
+    return 0
+
+
+def cmd_audit_keygen(args: argparse.Namespace) -> int:
+    from audit.signed_note import NoteError
+    from service.chains.audit_keys import write_key_file
+
+    try:
+        pair = write_key_file(args.out, args.name)
+    except (OSError, NoteError) as exc:
+        print(f"reddog: cannot make {args.out}: {exc}", file=sys.stderr)
+        return 1
+    print(pair.verifier_key)
+    return 0
+
+
+def _development_signing_key(settings: Settings) -> None:
+    """Outside production, a server without RD_AUDIT_SIGNING_KEY signs with a key of its own under the data dir."""
+    if settings.production or settings.audit_signing_key is not None:
+        return
+    from service.chains.audit_keys import development_key
+
+    path, verifier_key = development_key(settings.data_dir)
+    os.environ["RD_AUDIT_SIGNING_KEY"] = str(path)  # the workers build their settings from the environment
+    print(f"audit checkpoints signed with the development key {path} ({verifier_key})", file=sys.stderr)
+
+
+def cmd_serve(_: argparse.Namespace) -> int:
+    import uvicorn
+
+    settings = settings_or_exit()
+    _development_signing_key(settings)
+    try:
+        check_can_serve(settings)
+    except SettingsError as exc:
+        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        return 2
+    url, _server = serving_url(settings)
+    check_role_or_exit(url, settings)
+    os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
+    with metrics_directory(settings.data_dir):
+        from service.runtime import (
+            metrics_server,  # only now: prometheus-client reads the directory when first imported
+        )
+
+        try:
+            metrics_server.start(settings.metrics_host, settings.metrics_port)
+        except OSError as exc:
+            where = f"{settings.metrics_host}:{settings.metrics_port}"
+            print(f"reddog: cannot serve metrics on {where} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}", file=sys.stderr)
+            raise SystemExit(1) from None
+        ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
+        print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
+        print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
+        print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
+        from service.runtime import workers
+        from service.runtime.http_protocol import JoinedWritesProtocol
+
+        workers.serve(
+            uvicorn.Config(
+                "service.app:app_from_env",
+                factory=True,
+                host=settings.host,
+                port=settings.port,
+                workers=settings.workers,
+                log_level="warning",
+                access_log=False,
+                http=JoinedWritesProtocol,
+            )
+        )
+    return 0
+
+
+@contextlib.contextmanager
+def metrics_directory(data_dir: str) -> Iterator[Path]:
+    """A fresh directory where every worker writes its metrics (prometheus-client's multiprocess mode, used for one
+    worker too so one code path serves both), set in the environment the workers inherit; removed afterwards.
+
+    One per server process: two servers on one data dir never add up each other's rounds, and a restart starts from
+    zero (Prometheus handles the counter reset)."""
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess directory was set")
+    folder = Path(data_dir, "prometheus", str(os.getpid())).resolve()
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from service.cli.play import play
+
+    return play(args.url, args.operator, args.secret, args.table)
+
+
+def cmd_report_rtp(args: argparse.Namespace) -> int:
+    from service.cli import report_cli
+
+    settings = settings_or_exit()
+    url, _server = database_url(settings)
+    report_cli.print_report(asyncio.run(report_cli.rtp_report(url, settings, args)), args.json)
+    return 0
+
+
+def cmd_audit_verify(_: argparse.Namespace) -> int:
+    url, _server = database_url(settings_or_exit())
+    return 0 if asyncio.run(_verify(url)) else 1
+
+
+async def _verify(url: str) -> bool:
+    import asyncpg
+
+    from service.chains.audit_verify import print_reports, reconcile_rounds, verify_chains
+
+    conn = await asyncpg.connect(url)
+    try:
+        return print_reports(await verify_chains(conn), await reconcile_rounds(conn))
+    finally:
+        await conn.close()

@@ -1,0 +1,116 @@
+"""structlog JSON on stdout, one summary line per request, metrics per route."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import MutableMapping
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import structlog
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.observability import metrics
+
+log = structlog.get_logger("reddog.http")
+
+
+def configure(level: str) -> None:
+    """JSON lines on stdout with ISO UTC timestamps; request and round ids come from contextvars."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            _timestamp,
+            _format_exc_info,
+            structlog.processors.JSONRenderer(serializer=_dumps),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level)),
+        # No fixed stream: each logger takes sys.stdout when it is made, so a replaced stdout (tests) is followed.
+        logger_factory=structlog.PrintLoggerFactory(),
+        # Not cached: a cached logger keeps the first create_app's level and stream for the whole process, so a
+        # second app (tests, another set of settings) would silently log at the first one's level.
+        cache_logger_on_first_use=False,
+    )
+
+
+_encoder = msgspec.json.Encoder()
+_second: tuple[int, str] = (-1, "")  # the last whole second seen and its ISO text, replaced as one value
+
+
+def _timestamp(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog's TimeStamper(fmt="iso", utc=True), to the byte ("2026-11-30T09:24:35.473217Z", no fraction on a
+    whole second), with the date and time formatted once a second rather than on every line."""
+    global _second
+    now = time.time()
+    second = int(now)
+    cached = _second
+    if cached[0] != second:
+        cached = _second = (second, datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S"))
+    micros = int((now - second) * 1_000_000)
+    event_dict["timestamp"] = f"{cached[1]}.{micros:06d}Z" if micros else f"{cached[1]}Z"
+    return event_dict
+
+
+def _format_exc_info(logger: Any, name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog's format_exc_info, called only for the rare line that carries exc_info."""
+    if "exc_info" not in event_dict:
+        return event_dict
+    return structlog.processors.format_exc_info(logger, name, event_dict)
+
+
+def _dumps(obj: Any, **_: Any) -> str:
+    return _encoder.encode(obj).decode()
+
+
+def request_logging(app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: a request id, one log line and the HTTP metrics for every request."""
+    # Bound once, when create_app builds the app (after logs.configure): the module's lazy logger would build a
+    # logger from the configuration again for every line. It writes to the stdout of that moment, as before.
+    request_log = log.bind()
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await app(scope, receive, send)
+            return
+        method = scope["method"]
+        structlog.contextvars.clear_contextvars()
+        request_id = _request_id(scope)
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            await app(scope, receive, send_wrapper)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = scope.get("path_template") or "unmatched"
+            metrics.observe_request(method, route, status, elapsed)
+            request_log.info(
+                "request",
+                method=scope["method"],
+                path=scope["path"],
+                status=status,
+                duration_ms=round(elapsed * 1000, 2),
+            )
+            structlog.contextvars.clear_contextvars()
+
+    return middleware
+
+
+def _request_id(scope: Scope) -> str:
+    for name, value in scope["headers"]:
+        if name == b"x-request-id" and 0 < len(value) <= 64 and value.isascii():
+            return value.decode()
+    return secrets.token_hex(16)  # 32 hex digits like uuid4().hex, a quarter of its cost
