@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from paytables.red_dog import loader, round_rollback
-from paytables.red_dog import round as game
+from paytables.red_dog import round as red_dog_round
 from paytables.red_dog.events import (
     BetSettled,
     CardDealt,
@@ -81,7 +81,7 @@ def rerun(
 
 
 def _play(recorded: RecordedRound, opened: RoundOpened, shoe: Shoe, paytable: Paytable, window: int) -> Step | str:
-    step = game.open_round(
+    step = red_dog_round.open_round(
         round_id=opened.round_id,
         table_id=recorded.table_id,
         paytable=paytable,
@@ -109,12 +109,12 @@ def _play(recorded: RecordedRound, opened: RoundOpened, shoe: Shoe, paytable: Pa
         if step.ended:
             return f"bet {event.bet_id} decided by the player after the round had ended"
         now = at if end_time is None else min(at, end_time)
-        decision: game.PlayerDecision = (
-            game.Raise(bet_id=event.bet_id, amount=event.raise_amount)
+        decision: red_dog_round.PlayerDecision = (
+            red_dog_round.Raise(bet_id=event.bet_id, amount=event.raise_amount)
             if event.action is Decision.RAISE
-            else game.Call(bet_id=event.bet_id)
+            else red_dog_round.Call(bet_id=event.bet_id)
         )
-        step = game.decide(step.round, step.shoe, paytable, decision, now=now, actor=event.actor)
+        step = red_dog_round.decide(step.round, step.shoe, paytable, decision, now=now, actor=event.actor)
         events.extend(step.events)
     if not step.ended and end_time is not None:
         last = _end(step, paytable, ended, closing, end_time)
@@ -143,13 +143,15 @@ def _end(
     """The move that ended a round the players did not finish: a void, the dealer's close or the deadline."""
     if type(ended) is RoundVoided:
         extra = _requested_by(ended)
-        return game.void_round(step.round, step.shoe, paytable, reason=ended.reason, now=at, actor=ended.actor, **extra)
+        return red_dog_round.void_round(
+            step.round, step.shoe, paytable, reason=ended.reason, now=at, actor=ended.actor, **extra
+        )
     if closing is None:
         return "the round settled while bets were undecided, and no record says who closed it"
     if closing.by is DecidedBy.DEALER:
         extra = _requested_by(closing)
-        return game.close_window(step.round, step.shoe, paytable, now=at, actor=closing.actor, **extra)
-    expired = game.settle_if_expired(step.round, step.shoe, paytable, now=at)
+        return red_dog_round.close_window(step.round, step.shoe, paytable, now=at, actor=closing.actor, **extra)
+    expired = red_dog_round.settle_if_expired(step.round, step.shoe, paytable, now=at)
     if expired is None:
         closes = step.round.raise_window_closes_at
         return f"settled by timeout at {at.isoformat()}, before its raise window closed at {closes}"
@@ -205,7 +207,7 @@ def recorded_state(recorded: RecordedRound, paytable_id: str, sha256: str, decks
     """The round as its records alone describe it: what a stored round's state must equal."""
     opened = recorded.opened
     assert opened is not None
-    bets = {b.bet_id: game.Bet(bet_id=b.bet_id, player_id=b.player_id, ante=b.ante) for b in opened.bets}
+    bets = {b.bet_id: red_dog_round.Bet(bet_id=b.bet_id, player_id=b.player_id, ante=b.ante) for b in opened.bets}
     rnd = Round(
         round_id=recorded.round_id,
         table_id=recorded.table_id,
@@ -226,7 +228,9 @@ def recorded_state(recorded: RecordedRound, paytable_id: str, sha256: str, decks
     return msgspec.structs.replace(rnd, bets=tuple(bets.values()), cards=tuple(cards))
 
 
-def _fold(rnd: Round, event: Event, bets: dict[str, game.Bet], cards: list[DealtCard], seats: list[str]) -> Round:
+def _fold(
+    rnd: Round, event: Event, bets: dict[str, red_dog_round.Bet], cards: list[DealtCard], seats: list[str]
+) -> Round:
     match event:
         case CardDealt(position=position, card=card, shoe_index=index, seat=seat):
             dealt = DealtCard(position=position, card=card, shoe_index=index, seat=seat)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import enum
 import functools
-import hashlib
-import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
 import msgspec
+
+from paytables import releases
+from paytables.releases import ReleaseError
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
 UNTIL_EMPTY = "until_empty"  # a game of rounds that ends only when a bet takes the whole pot
@@ -123,20 +124,8 @@ class RuleSet(msgspec.Struct, frozen=True, kw_only=True):
         return banking if isinstance(banking, DealerBanks) else None
 
 
-class RuleSetError(ValueError):
+class RuleSetError(ReleaseError):
     """A rule-set file that is missing or invalid, or an id with no released file; the message says which."""
-
-
-_canonical = msgspec.json.Encoder(order="sorted")
-
-
-def canonical_bytes(terms: RuleTerms) -> bytes:
-    """The canonical encoding of the terms: JSON with sorted keys and no whitespace."""
-    return _canonical.encode(terms)
-
-
-def terms_sha256(terms: RuleTerms) -> str:
-    return hashlib.sha256(canonical_bytes(terms)).hexdigest()
 
 
 def check_terms(terms: RuleTerms) -> None:
@@ -153,48 +142,25 @@ def check_terms(terms: RuleTerms) -> None:
 
 def parse(text: str, where: str) -> RuleSet:
     """Parse and validate the TOML text of one rule set; `where` names it in errors."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleSetError(f"{where}: {exc}") from exc
-    description = raw.pop("description", "")
-    if not isinstance(description, str):
-        raise RuleSetError(f"{where}: field `description` must be a string")
-    try:
-        terms = msgspec.convert(raw, RuleTerms)
-        check_terms(terms)
-    except msgspec.ValidationError as exc:
-        raise RuleSetError(f"{where}: {_name_field(str(exc))}") from exc
-    except RuleSetError as exc:
-        raise RuleSetError(f"{where}: {exc}") from exc
-    return RuleSet(terms=terms, description=description, sha256=terms_sha256(terms))
+    return _rule_set(releases.parse(text, where, RuleTerms, RuleSetError, check_terms))
 
 
 def load_file(path: Path) -> RuleSet:
     """Parse and validate one rule-set file; its id must match its place under `rulesets/`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RuleSetError(f"{path}: {exc}") from exc
-    ruleset = parse(text, str(path))
-    expected = f"inbetween/{path.parent.name}/{path.stem}"
-    if ruleset.id != expected:
-        raise RuleSetError(f"{path}: field `id` is {ruleset.id!r} but the file's place says {expected!r}")
-    return ruleset
+    loaded = releases.load_file(
+        path, RuleTerms, RuleSetError, id_of=lambda terms: terms.id, id_prefix="inbetween/", check=check_terms
+    )
+    return _rule_set(loaded)
 
 
-def _name_field(message: str) -> str:
-    # msgspec says "... - at `$.pair.chips`"; a rule-set author reads the field first.
-    if " - at `$." in message:
-        detail, _, where = message.partition(" - at `$.")
-        return f"field `{where.rstrip('`')}`: {detail}"
-    return message
+def _rule_set(loaded: releases.Released[RuleTerms]) -> RuleSet:
+    return RuleSet(terms=loaded.terms, description=loaded.description, sha256=loaded.sha256)
 
 
 @functools.cache
 def released() -> dict[str, RuleSet]:
     """Every released rule set by id, read once."""
-    rulesets = [load_file(path) for path in sorted(RULESETS_DIR.glob("*/v*.toml"))]
+    rulesets = [load_file(path) for path in releases.release_files(RULESETS_DIR)]
     return {ruleset.id: ruleset for ruleset in rulesets}
 
 

@@ -3,51 +3,29 @@
 from __future__ import annotations
 
 import functools
-import tomllib
 from pathlib import Path
 
-import msgspec
-
-from paytables.red_dog.paytable import Paytable, Terms, terms_sha256
+from paytables import releases
+from paytables.red_dog.paytable import Paytable, Terms
+from paytables.releases import ReleaseError
 
 RELEASED_DIR = Path(__file__).parent / "released"
 
 
-class PaytableError(ValueError):
+class PaytableError(ReleaseError):
     """A paytable file that is missing or invalid; the message names the file and the field."""
 
 
 def load_file(path: Path) -> Paytable:
-    """Parse and validate one paytable file."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise PaytableError(f"{path}: {exc}") from exc
-    description = raw.pop("description", "")
-    if not isinstance(description, str):
-        raise PaytableError(f"{path}: field `description` must be a string")
-    try:
-        terms = msgspec.convert(raw, Terms)
-    except msgspec.ValidationError as exc:
-        raise PaytableError(f"{path}: {_name_field(str(exc))}") from exc
-    expected_id = f"{path.parent.name}/{path.stem}"
-    if terms.id != expected_id:
-        raise PaytableError(f"{path}: field `id` is {terms.id!r} but the file's place says {expected_id!r}")
-    return Paytable(terms=terms, description=description, sha256=terms_sha256(terms))
-
-
-def _name_field(message: str) -> str:
-    # msgspec says "... - at `$.trips_odds`"; say which field in words a paytable author reads first.
-    if " - at `$." in message:
-        detail, _, where = message.partition(" - at `$.")
-        return f"field `{where.rstrip('`')}`: {detail}"
-    return message
+    """Parse and validate one paytable file; its id must match its place under `released/`."""
+    loaded = releases.load_file(path, Terms, PaytableError, id_of=lambda terms: terms.id)
+    return Paytable(terms=loaded.terms, description=loaded.description, sha256=loaded.sha256)
 
 
 @functools.cache
 def released() -> dict[str, Paytable]:
     """Every released paytable by id, read once."""
-    tables = [load_file(path) for path in sorted(RELEASED_DIR.glob("*/v*.toml"))]
+    tables = [load_file(path) for path in releases.release_files(RELEASED_DIR)]
     return {table.id: table for table in tables}
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import hashlib
 from typing import Annotated
 
 import msgspec
@@ -49,16 +48,3 @@ class Paytable(msgspec.Struct, frozen=True, kw_only=True):
     def spread_odds(self, spread: int) -> int:
         """The "X to 1" odds for a spread of 1..11."""
         return self.terms.spread_odds[spread - 1]
-
-
-# Sorted keys, no whitespace: the same terms always give the same bytes, whatever the file's layout.
-_canonical = msgspec.json.Encoder(order="sorted")
-
-
-def canonical_bytes(terms: Terms) -> bytes:
-    """The canonical encoding of the terms: JSON with sorted keys and no whitespace."""
-    return _canonical.encode(terms)
-
-
-def terms_sha256(terms: Terms) -> str:
-    return hashlib.sha256(canonical_bytes(terms)).hexdigest()

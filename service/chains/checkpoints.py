@@ -46,7 +46,7 @@ def signer_of(settings: Settings) -> Signer | None:
 
 def sign(signer: Signer, table_id: UUID, head: AuditHead) -> tuple[bytes, str]:
     """The root of the chain's first head.seq records and the signed checkpoint note over it."""
-    root = head.tree.root()
+    root = head.merkle().root()
     origin = table_origin(signer.name, str(table_id))
     return root, sign_checkpoint(Checkpoint(origin=origin, size=head.seq, root=root), signer)
 
@@ -77,7 +77,7 @@ def append(
     """audit_sql.append, plus the chain's checkpoint when these records take it past a multiple of N."""
     at = now or unit.now
     writes, new_head = audit_sql.append(table_id, head, events, test=test, now=at)
-    unit.after_commit.append(lambda: metrics.record_audit(_kind(e) for e in events))
+    unit.after_commit.append(lambda: metrics.record_audit(audit_sql.kind_of(e) for e in events))
     signer = signer_of(unit.settings)
     every = unit.settings.checkpoint_every_records
     if signer is not None and new_head.seq // every > head.seq // every:
@@ -85,11 +85,6 @@ def append(
         checkpoint_size = new_head.seq
         unit.after_commit.append(lambda: metrics.observe_checkpoint(at))
     return Appended(writes=writes, head=new_head, checkpoint_size=checkpoint_size)
-
-
-def _kind(event: Event | SystemEvent) -> str:
-    """The record's event kind (its tag), for the audit-records counter."""
-    return str(type(event).__struct_config__.tag)
 
 
 async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoint | None:

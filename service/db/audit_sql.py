@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TypeAlias
 from uuid import UUID
 
 import asyncpg
@@ -17,8 +18,12 @@ import msgspec
 from audit.chain import GENESIS, Link, Record, extend
 from audit.merkle import HASH_SIZE, CompactRange
 from audit.system_events import SystemEvent
+from paytables.inbetween.inbetween_events import InBetweenEvent
 from paytables.red_dog.events import Event
 from service.db import Conn, Statement
+
+# What a chain's records hold: a Red Dog table's events, an In Between game's, or the system chain's.
+AnyEvent: TypeAlias = Event | InBetweenEvent | SystemEvent
 
 
 class AuditHead(msgspec.Struct, frozen=True, kw_only=True):
@@ -27,7 +32,15 @@ class AuditHead(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     hash: bytes
     recorded_at: datetime | None  # None before the first record written with this column
-    tree: CompactRange = CompactRange()  # the Merkle tree head over records 1..seq
+    # The Merkle tree head over records 1..seq, for the chains that are checkpointed (tables', the system's); None for
+    # a chain whose row keeps no tree head (an In Between game's), which an append then does not extend.
+    tree: CompactRange | None = CompactRange()
+
+    def merkle(self) -> CompactRange:
+        """The tree head of a checkpointed chain (a table's or the system's, which always keep one)."""
+        if self.tree is None:
+            raise ValueError(f"the chain at seq {self.seq} keeps no Merkle tree head")
+        return self.tree
 
 
 GENESIS_HEAD = AuditHead(seq=0, hash=GENESIS, recorded_at=None)  # a new table's chain, before its first record
@@ -78,16 +91,16 @@ def tree_bytes(tree: CompactRange) -> bytes:
 
 
 def append(
-    table_id: UUID, head: AuditHead, events: Sequence[Event] | Sequence[SystemEvent], *, test: bool, now: datetime
+    chain_id: UUID, head: AuditHead, events: Sequence[AnyEvent], *, test: bool, now: datetime
 ) -> tuple[list[Statement], AuditHead]:
-    """The writes that append events to the table's chain, and the head after them. The caller holds the table row
-    lock, which keeps seq gap-free until commit."""
+    """The one write that appends events to an audit chain (a table's, an In Between game's or the system's), and the
+    head after them. The caller holds the row the chain's head lives in, which keeps seq gap-free until commit."""
     if not events:
         return [], head
     # Never before the previous record: clocks of two replicas (or one clock read before a lock wait) may disagree.
     stamp = now if head.recorded_at is None else max(now, head.recorded_at)
     records = [
-        Record(table_id=str(table_id), seq=head.seq + i + 1, recorded_at=stamp, test=test, event=event)
+        Record(table_id=str(chain_id), seq=head.seq + i + 1, recorded_at=stamp, test=test, event=event)
         for i, event in enumerate(events)
     ]
     links = extend(head.hash, records)
@@ -96,25 +109,25 @@ def append(
         " SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::timestamptz[], $6::text[],"
         "  $7::uuid[], $8::text[], $9::boolean[], $10::bytea[])",
         args=(
-            table_id,
+            chain_id,
             [link.seq for link in links],
             [link.prev_hash for link in links],
             [link.hash for link in links],
             [stamp] * len(links),
-            [_kind(e) for e in events],
-            [_uuid(getattr(e, "round_id", None)) for e in events],
+            [kind_of(e) for e in events],
+            [_uuid(getattr(e, "round_id", None)) for e in events],  # Red Dog's records name their round and bet
             [getattr(e, "bet_id", None) for e in events],
             [test] * len(links),
             [link.body for link in links],
         ),
     )
-    tree = head.tree.extend(link.hash for link in links)
+    tree = None if head.tree is None else head.tree.extend(link.hash for link in links)
     new_head = AuditHead(seq=links[-1].seq, hash=links[-1].hash, recorded_at=stamp, tree=tree)
     return [insert], new_head
 
 
-def _kind(event: Event | SystemEvent) -> str:
-    """The event's tag: its record kind (game and system events are tagged alike)."""
+def kind_of(event: AnyEvent) -> str:
+    """The event's tag: its record kind (every game's and the system's events are tagged alike)."""
     tag = type(event).__struct_config__.tag
     assert isinstance(tag, str)
     return tag

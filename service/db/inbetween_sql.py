@@ -6,15 +6,12 @@ chain never meets a Red Dog table's), and the chain's head lives in the game row
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
 from uuid import UUID
 
 import asyncpg
 import msgspec
 
-from audit.chain import Link, Record, extend
-from paytables.inbetween.inbetween_events import InBetweenEvent
+from audit.chain import Link
 from paytables.inbetween.inbetween_state import Game
 from service.db import Conn, Statement
 from service.db.audit_sql import AuditHead
@@ -86,51 +83,14 @@ async def select_game(conn: Conn, operator_id: str, game_id: UUID, *, lock: bool
 
 
 def _stored(record: asyncpg.Record) -> StoredGame:
-    head = AuditHead(seq=record["audit_seq"], hash=record["audit_hash"], recorded_at=record["audit_at"])
+    # A game's row keeps no Merkle tree head (games are not checkpointed yet): tree=None, which appends leave alone.
+    head = AuditHead(seq=record["audit_seq"], hash=record["audit_hash"], recorded_at=record["audit_at"], tree=None)
     return StoredGame(game=_decode(record["state"]), shoe=decode_shoe(record["shoe"]), head=head)
 
 
 async def select_game_ids(conn: Conn) -> list[UUID]:
     """Every game's id (every game's audit chain), oldest first."""
     return [r["game_id"] for r in await conn.fetch("SELECT game_id FROM inbetween_games ORDER BY started_at, game_id")]
-
-
-def append(
-    game_id: UUID, head: AuditHead, events: Sequence[InBetweenEvent], *, test: bool, now: datetime
-) -> tuple[list[Statement], AuditHead]:
-    """The writes that append events to the game's chain and the head after them; the caller holds the game row."""
-    if not events:
-        return [], head
-    # Never before the previous record, as on a table's chain: a replica's clock may be behind the last writer's.
-    stamp = now if head.recorded_at is None else max(now, head.recorded_at)
-    records = [
-        Record(table_id=str(game_id), seq=head.seq + i + 1, recorded_at=stamp, test=test, event=event)
-        for i, event in enumerate(events)
-    ]
-    links = extend(head.hash, records)
-    insert = Statement(
-        sql="INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, test, body)"
-        " SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::timestamptz[], $6::text[],"
-        "  $7::boolean[], $8::bytea[])",
-        args=(
-            game_id,
-            [link.seq for link in links],
-            [link.prev_hash for link in links],
-            [link.hash for link in links],
-            [stamp] * len(links),
-            [kind_of(e) for e in events],
-            [test] * len(links),
-            [link.body for link in links],
-        ),
-    )
-    return [insert], AuditHead(seq=links[-1].seq, hash=links[-1].hash, recorded_at=stamp)
-
-
-def kind_of(event: InBetweenEvent) -> str:
-    """The event's tag (`ib_…`), for the audit_log's kind column."""
-    tag = type(event).__struct_config__.tag
-    assert isinstance(tag, str)
-    return tag
 
 
 async def select_records(conn: Conn, game_id: UUID, *, after: int = 0, limit: int | None = None) -> list[Link]:

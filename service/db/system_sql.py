@@ -28,7 +28,7 @@ def update_system_chain(head: AuditHead) -> Statement:
     return Statement(
         sql="UPDATE system_chain SET audit_seq = $2, audit_hash = $3, audit_at = $4, audit_tree = $5"
         " WHERE table_id = $1",
-        args=(SYSTEM_CHAIN, head.seq, head.hash, head.recorded_at, tree_bytes(head.tree)),
+        args=(SYSTEM_CHAIN, head.seq, head.hash, head.recorded_at, tree_bytes(head.merkle())),
     )
 
 

@@ -57,7 +57,7 @@ async def insert_table(conn: Conn, table: TableRow, shoe: bytes | None, head: Au
         "audit_seq": head.seq,
         "audit_hash": head.hash,
         "audit_at": head.recorded_at,
-        "audit_tree": tree_bytes(head.tree),
+        "audit_tree": tree_bytes(head.merkle()),
     }
     placeholders = ", ".join(f"${i}" for i in range(1, len(values) + 1))
     await conn.execute(
@@ -143,7 +143,7 @@ def update_table(
         "audit_seq": head.seq,
         "audit_hash": head.hash,
         "audit_at": head.recorded_at,
-        "audit_tree": tree_bytes(head.tree),
+        "audit_tree": tree_bytes(head.merkle()),
     }
     if not isinstance(shoe, Unset):
         changes["shoe"] = shoe

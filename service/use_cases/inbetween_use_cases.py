@@ -21,7 +21,7 @@ from paytables.inbetween.inbetween_odds import TurnOdds, third_card_odds, turn_o
 from paytables.inbetween.inbetween_posts import possible_pair_calls
 from paytables.inbetween.inbetween_rules import RuleSet
 from paytables.inbetween.inbetween_state import Game, GameStatus
-from service.db import inbetween_sql
+from service.db import audit_sql, inbetween_sql
 from service.db.audit_sql import GENESIS_HEAD, AuditHead
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, refusal_status, validation
@@ -90,9 +90,7 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
         step = play_computers(first.game, first.shoe, ruleset=ruleset, source=source, now=unit.now)
     except InBetweenError as exc:
         raise refused(exc) from None
-    writes, head = inbetween_sql.append(
-        game_id, GENESIS_HEAD, [*first.events, *step.events], test=new.test, now=unit.now
-    )
+    writes, head = audit_sql.append(game_id, GENESIS_HEAD, [*first.events, *step.events], test=new.test, now=unit.now)
     unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *writes])
     _log_if_ended(unit, step.game)
     return view(step.game, step.shoe)
@@ -153,7 +151,7 @@ def _persist(
     unit: UnitOfWork, game_id: UUID, head: AuditHead, game: Game, shoe: Shoe, events: list[InBetweenEvent]
 ) -> None:
     """The game row and its audit records, written together before COMMIT."""
-    writes, new_head = inbetween_sql.append(game_id, head, events, test=game.test, now=unit.now)
+    writes, new_head = audit_sql.append(game_id, head, events, test=game.test, now=unit.now)
     unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head)])
     _log_if_ended(unit, game)
 

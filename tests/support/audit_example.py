@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from audit.chain import GENESIS, Link, Record, extend
 from audit.export_format import encode_line
 from paytables.red_dog import loader, shoe_lifecycle
-from paytables.red_dog import round as game
+from paytables.red_dog import round as red_dog_round
 from paytables.red_dog.events import Event, TableCreated
 from paytables.red_dog.red_dog import Outcome
 from paytables.red_dog.table import TableMode, TableSettings
@@ -64,7 +64,7 @@ def records() -> tuple[list[Record[Event]], Shoe]:
         (CREATED, TableCreated(operator_id="demo", created_at=CREATED, settings=settings())),
         (OPENED, shoe_lifecycle.shuffled(shoe, round_id=ROUND_ID)),
     ]
-    step = game.open_round(
+    step = red_dog_round.open_round(
         round_id=ROUND_ID,
         table_id=TABLE_ID,
         paytable=paytable,
@@ -77,8 +77,8 @@ def records() -> tuple[list[Record[Event]], Shoe]:
     )
     assert step.round.outcome is Outcome.SPREAD
     events.extend((OPENED, e) for e in step.events)
-    raised = game.Raise(bet_id=step.round.bets[0].bet_id)
-    step = game.decide(step.round, step.shoe, paytable, raised, now=DECIDED, actor="demo")
+    raised = red_dog_round.Raise(bet_id=step.round.bets[0].bet_id)
+    step = red_dog_round.decide(step.round, step.shoe, paytable, raised, now=DECIDED, actor="demo")
     events.extend((DECIDED, e) for e in step.events)
     fate = shoe_lifecycle.at_round_end(step.shoe, round_id=ROUND_ID, table_closed=False)
     events.extend((DECIDED, e) for e in fate.revealed)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from audit.chain import GENESIS, Link, Record, extend
 from audit.export_format import ExportEnd, ExportHeader, Line, RecordLine, TableHead, record_line
 from paytables.red_dog import loader, shoe_lifecycle
-from paytables.red_dog import round as game
+from paytables.red_dog import round as red_dog_round
 from paytables.red_dog.events import Event, TableClosed, TableCreated, bet_id_of, kind_of, round_id_of
 from paytables.red_dog.round import Step
 from paytables.red_dog.table import TableMode, TableSettings
@@ -107,7 +107,7 @@ class TablePlay:
         shoe, opened = self._shoe_for(round_id, forced)
         paytable = loader.get(self.settings.paytable)
         players = [(f"player-{self.rng.randrange(10**6)}-{i}", ante) for i, ante in enumerate(antes)]
-        step = game.open_round(
+        step = red_dog_round.open_round(
             round_id=round_id,
             table_id=self.table_id,
             paytable=paytable,
@@ -124,24 +124,24 @@ class TablePlay:
         plans = raises or [self.rng.random() < 0.5 for _ in antes]
         deciding = len(antes) if end == "player" else self.rng.randrange(len(antes))
         for bet, plan in list(zip(step.round.bets, plans, strict=False))[:deciding]:
-            decision: game.PlayerDecision = (
-                game.Call(bet_id=bet.bet_id)
+            decision: red_dog_round.PlayerDecision = (
+                red_dog_round.Call(bet_id=bet.bet_id)
                 if plan is False or plan == 0
-                else game.Raise(bet_id=bet.bet_id, amount=None if plan is True else int(plan))
+                else red_dog_round.Raise(bet_id=bet.bet_id, amount=None if plan is True else int(plan))
             )
-            step = game.decide(step.round, step.shoe, paytable, decision, now=self.tick(), actor=self.operator)
+            step = red_dog_round.decide(step.round, step.shoe, paytable, decision, now=self.tick(), actor=self.operator)
             self._persist(step, [])
         if step.ended:
             return round_id
         if end == "dealer":
-            step = game.close_window(step.round, step.shoe, paytable, now=self.tick(), actor=self.operator)
+            step = red_dog_round.close_window(step.round, step.shoe, paytable, now=self.tick(), actor=self.operator)
         elif end == "void":
-            step = game.void_round(
+            step = red_dog_round.void_round(
                 step.round, step.shoe, paytable, reason="dealer error", now=self.tick(), actor=self.operator
             )
         else:
             later = self.tick(self.settings.raise_window_seconds + 1)
-            expired = game.settle_if_expired(step.round, step.shoe, paytable, now=later)
+            expired = red_dog_round.settle_if_expired(step.round, step.shoe, paytable, now=later)
             assert expired is not None
             step = expired
         self._persist(step, [])

@@ -12,8 +12,8 @@ import msgspec
 
 from paytables.red_dog import loader
 from paytables.red_dog.events import Event
-from paytables.red_dog.paytable import canonical_bytes
 from paytables.red_dog.table import TableSettings
+from paytables.releases import canonical_bytes
 from tests.support.audit_example import END, START, markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "audit.md"
