@@ -10,7 +10,7 @@ import msgspec
 
 from paytables.red_dog.analysis.rtp import decimal_string
 from paytables.red_dog.analysis.rtp_report import RtpLine, Totals
-from service.api.report_routes import rtp_line_out
+from service.api.report_presenters import rtp_line_out
 from service.clock import system_clock
 from service.db.unit_of_work import Runner, UnitOfWork, run
 from service.settings import Settings
