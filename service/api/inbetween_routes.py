@@ -18,6 +18,7 @@ from service.api.openapi import openapi_docs
 from service.api.openapi.openapi_docs import KEY, IdempotencyKey
 from service.api.presenters import encode
 from service.api.replies import read, write
+from service.db.unit_of_work import KEY_IN_READ
 from service.errors import not_found
 from service.use_cases import inbetween_use_cases
 from service.use_cases.inbetween_use_cases import GameView
@@ -92,7 +93,8 @@ async def act(
     request: Request[Any, Any, Any], game_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
     action = presenters.action(body_of(request))
-    return await write(request, 200, lambda unit: inbetween_use_cases.act(unit, game_id, action), _present)
+    work = lambda unit: inbetween_use_cases.act(unit, game_id, action)  # noqa: E731
+    return await write(request, 200, work, _present, KEY_IN_READ)
 
 
 @get(

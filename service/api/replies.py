@@ -8,7 +8,9 @@ from typing import Any, TypeVar
 from litestar import Request, Response
 
 from service.api.auth import caller_of
-from service.db.unit_of_work import IdempotencyKey, Reply, Work, idempotent, run
+from service.db import unit_of_work
+from service.db.row_reads import Replay
+from service.db.unit_of_work import KEY_FIRST, IdempotencyKey, Keying, Reply, Work, run
 
 T = TypeVar("T")
 
@@ -16,31 +18,27 @@ T = TypeVar("T")
 async def write(
     request: Request[Any, Any, Any],
     status: int,
-    work: Work[T],
+    work: Work[T | Replay],
     present: Callable[[T], bytes],
-    *,
-    claim_in_lock: bool = False,
+    keying: Keying = KEY_FIRST,
 ) -> Response[bytes]:
-    """A state change under the request's idempotency key; a replay returns the first reply's bytes.
-    `claim_in_lock`: the work starts with a row lock that claims the key in the same statement."""
-    return as_response(await write_reply(request, status, work, present, claim_in_lock=claim_in_lock))
+    """A state change under the request's idempotency key; a replay returns the first reply's bytes."""
+    return as_response(await write_reply(request, status, work, present, keying))
 
 
 async def write_reply(
     request: Request[Any, Any, Any],
     status: int,
-    work: Work[T],
+    work: Work[T | Replay],
     present: Callable[[T], bytes],
-    *,
-    claim_in_lock: bool = False,
+    keying: Keying = KEY_FIRST,
 ) -> Reply:
-    """`write`'s reply before it becomes a Response (lean_routes sends it as it is)."""
+    """`write`'s reply before it becomes a Response (lean_routes sends it as it is). `keying`: KEY_IN_READ for work
+    whose first read is the one statement reading what it changes (it can run unlocked first, unit_of_work.modes)."""
     caller = caller_of(request)
     assert caller.idempotency_key is not None  # authenticate() requires one on every POST
-    key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash)
-    unit_work = idempotent(key, status, work, present, claim_in_lock=claim_in_lock)
-    # Work that starts with the one statement reading what it changes can run unlocked first (unit_of_work.run).
-    return await run(request.app.state.runner, caller.operator_id, unit_work, optimistic=claim_in_lock)
+    key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash, keying=keying)
+    return await unit_of_work.write(request.app.state.runner, caller.operator_id, key, status, work, present)
 
 
 async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:

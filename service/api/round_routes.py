@@ -15,7 +15,7 @@ from service.api import presenters, wire
 from service.api.bodies import body, body_of
 from service.api.openapi.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
 from service.api.replies import as_response, read, write, write_reply
-from service.db.unit_of_work import Reply
+from service.db.unit_of_work import KEY_IN_READ, Reply
 from service.errors import ApiError
 from service.runtime.lean_routes import answered_by
 from service.use_cases import round_use_cases
@@ -55,7 +55,7 @@ async def create_round(
 async def _open_round(request: Request[Any, Any, Any], table_id: UUID) -> Reply:
     new = presenters.new_round(body_of(request))
     return await write_reply(
-        request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present, claim_in_lock=True
+        request, 201, lambda unit: round_use_cases.open_round(unit, table_id, new), _present, keying=KEY_IN_READ
     )
 
 
@@ -85,7 +85,7 @@ async def decide(
 async def _decide(request: Request[Any, Any, Any], round_id: UUID) -> Reply:
     decision = presenters.decision(body_of(request))
     return await write_reply(
-        request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present, claim_in_lock=True
+        request, 200, lambda unit: round_use_cases.decide(unit, round_id, decision), _present, keying=KEY_IN_READ
     )
 
 
@@ -106,7 +106,7 @@ async def close_round(
         200,
         lambda unit: round_use_cases.close_round(unit, round_id, requested_by),
         _present,
-        claim_in_lock=True,
+        keying=KEY_IN_READ,
     )
 
 
@@ -126,7 +126,7 @@ async def void_round(
         200,
         lambda unit: round_use_cases.void_round(unit, round_id, data.reason, data.requested_by),
         _present,
-        claim_in_lock=True,
+        keying=KEY_IN_READ,
     )
 
 
@@ -142,7 +142,7 @@ async def rollback_round(
 ) -> Response[bytes]:
     reason = body_of(request).reason
     return await write(
-        request, 200, lambda unit: round_use_cases.rollback_round(unit, round_id, reason), _present, claim_in_lock=True
+        request, 200, lambda unit: round_use_cases.rollback_round(unit, round_id, reason), _present, keying=KEY_IN_READ
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import asyncpg
 import msgspec
@@ -18,35 +17,19 @@ class StoredResponse(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True):
-    """A key to claim inside the statement that takes the request's row lock (one round trip, not two).
-
-    With `lock` false, the request reads without locking and writes in one statement (`UnitOfWork.optimistic`):
-    the read looks the key up instead (KeyFound when it is there), and the key is written with the reply."""
+    """A request's key, to look up or claim in the statement that reads the row the request changes (row_reads)."""
 
     operator_id: str
     key: str
     request_hash: bytes
     now: datetime
-    lock: bool = True
-
-
-class KeyTaken(Exception):
-    """A lock statement found its claim's key already taken: the request is a replay (or a conflict)."""
-
-
-class KeyFound(Exception):
-    """A read that looked its key up found it: what the request that took it stored."""
-
-    def __init__(self, stored: StoredResponse) -> None:
-        super().__init__("idempotency key already used")
-        self.stored = stored
 
 
 def claim_cte(operator_param: int, first: int) -> str:
     """`claim AS (...)`: the claim as a data-modifying CTE; the operator is the lock's own parameter `operator_param`,
     the key, request hash and time are `first`.. `first + 2`.
 
-    Read from the lock's select list (`claimed_column()`), it runs before the row lock is taken: a second request
+    Read from the lock's select list (`CLAIMED`), it runs before the row lock is taken: a second request
     with the same key waits on the key's index entry holding no row lock, so it can never deadlock with the first.
     """
     op, key, digest, now = f"${operator_param}", f"${first}", f"${first + 1}", f"${first + 2}"
@@ -59,42 +42,28 @@ def claim_cte(operator_param: int, first: int) -> str:
 CLAIMED = "(SELECT count(*) FROM claim) AS claimed"
 
 
-async def fetch_claiming(conn: Conn, sql: str, args: tuple[Any, ...], claim: Claim) -> asyncpg.Record | None:
-    """Run a lock statement that carries `claim_cte` (its own `args`, then the claim's) and return its row, once
-    this transaction holds the key; KeyTaken when another request took it."""
-    record = await conn.fetchrow(sql, *args, claim.key, claim.request_hash, claim.now)
-    await _check_claimed(conn, claim, None if record is None else record["claimed"])
-    return record
-
-
 def look_up_join(operator_param: int, key_param: int) -> str:
     """A LEFT JOIN that reads the key (operator and key from the statement's parameters) beside the row read;
-    `fetch_looking_up` reads its columns."""
+    `row_reads` reads its columns (`LOOKED_UP`)."""
     return f" LEFT JOIN idempotency_keys k ON k.operator_id = ${operator_param} AND k.key = ${key_param}"
 
 
 LOOKED_UP = "k.request_hash AS key_request_hash, k.status_code AS key_status_code, k.response AS key_response"
 
 
-async def fetch_looking_up(conn: Conn, sql: str, args: tuple[Any, ...], claim: Claim) -> asyncpg.Record | None:
-    """Run a read whose one row always comes (its rows LEFT JOINed to a single row) and carries `LOOKED_UP`, its own
-    `args` then the claim's key; KeyFound when the key was taken, else the row (None when `found` is false)."""
-    record = await conn.fetchrow(sql, *args, claim.key)
-    assert record is not None  # the read is shaped to answer one row whatever it finds
-    if record["key_request_hash"] is not None:
-        raise KeyFound(
-            StoredResponse(
-                request_hash=record["key_request_hash"],
-                status_code=record["key_status_code"],
-                response=record["key_response"],
-            )
-        )
-    return record if record["found"] else None
+def looked_up(record: asyncpg.Record) -> StoredResponse:
+    """What the request that took the key stored, read beside a row with `LOOKED_UP`."""
+    return StoredResponse(
+        request_hash=record["key_request_hash"],
+        status_code=record["key_status_code"],
+        response=record["key_response"],
+    )
 
 
-async def _check_claimed(conn: Conn, claim: Claim, claimed: int | None) -> None:
-    """`claimed` is None when the lock found no row; the insert ran all the same (a data-modifying CTE always does),
-    so the key is ours exactly when this transaction wrote its row."""
+async def was_claimed(conn: Conn, claim: Claim, claimed: int | None) -> bool:
+    """Whether the statement that carried `claim_cte` claimed the key. `claimed` is None when it found no row; the
+    insert ran all the same (a data-modifying CTE always does), so the key is ours exactly when this transaction
+    wrote its row."""
     if claimed is None:
         claimed = await conn.fetchval(
             "SELECT count(*) FROM idempotency_keys WHERE operator_id = $1 AND key = $2"
@@ -102,8 +71,7 @@ async def _check_claimed(conn: Conn, claim: Claim, claimed: int | None) -> None:
             claim.operator_id,
             claim.key,
         )
-    if not claimed:
-        raise KeyTaken(claim.key)
+    return bool(claimed)
 
 
 async def claim_key(

@@ -15,6 +15,7 @@ from audit.chain import Link
 from paytables.inbetween.inbetween_state import Game
 from service.db import Conn, Statement
 from service.db.audit_sql import AuditHead
+from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, select_one
 from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
 _encode = msgspec.json.Encoder().encode
@@ -52,11 +53,14 @@ def insert_game(game_id: UUID, operator_id: str, game: Game, shoe: Shoe, head: A
     )
 
 
-def update_game(game_id: UUID, game: Game, shoe: Shoe, head: AuditHead) -> Statement:
-    """The game, its pack and its chain's head, in one statement (the audit records go beside it)."""
+def update_game(game_id: UUID, game: Game, shoe: Shoe, head: AuditHead, *, replaces: int) -> Statement:
+    """The game, its pack and its chain's head, in one statement (the audit records go beside it).
+
+    `replaces` is the seq of the head the move was computed from: if the row holds another, the statement fails
+    whole (40001, migration 011), so a move read without a lock never lands on a turn it did not see. It leads."""
     return Statement(
         sql="UPDATE inbetween_games SET status = $2, ended_at = $3, state = $4, shoe = $5, audit_seq = $6,"
-        " audit_hash = $7, audit_at = $8 WHERE game_id = $1",
+        " audit_hash = $7, audit_at = $8 WHERE game_id = $1 AND reddog_expect_head(audit_seq, $9) RETURNING 1",
         args=(
             game_id,
             game.status.value,
@@ -66,20 +70,31 @@ def update_game(game_id: UUID, game: Game, shoe: Shoe, head: AuditHead) -> State
             head.seq,
             head.hash,
             head.recorded_at,
+            replaces,
         ),
+        leads=True,
     )
 
 
-_SELECT = (
-    "SELECT state, shoe, audit_seq, audit_hash, audit_at FROM inbetween_games WHERE game_id = $1 AND operator_id = $2"
+ONE_GAME = OneRow(
+    columns="g.state, g.shoe, g.audit_seq, g.audit_hash, g.audit_at",
+    source="inbetween_games g",
+    owner="g",
+    id_column="game_id",
+    locks="g",
 )
-_SELECT_LOCKED = f"{_SELECT} FOR UPDATE"
 
 
-async def select_game(conn: Conn, operator_id: str, game_id: UUID, *, lock: bool = False) -> StoredGame | None:
-    """One of the operator's games; `lock` holds its row (and so its chain's head) until the transaction ends."""
-    record = await conn.fetchrow(_SELECT_LOCKED if lock else _SELECT, game_id, operator_id)
+async def select_game(conn: Conn, operator_id: str, game_id: UUID) -> StoredGame | None:
+    """One of the operator's games, unlocked (reads)."""
+    record = await select_one(conn, ONE_GAME, game_id, operator_id)
     return None if record is None else _stored(record)
+
+
+async def read_game(conn: Conn, operator_id: str, game_id: UUID, mode: Mode) -> Found[StoredGame] | Replay | Missing:
+    """The game a move changes, read as the unit's mode says (row_reads.read_one): its row, and so its chain's head."""
+    read = await read_one(conn, ONE_GAME, game_id, operator_id, mode)
+    return Found(_stored(read.value)) if isinstance(read, Found) else read
 
 
 def _stored(record: asyncpg.Record) -> StoredGame:

@@ -10,8 +10,8 @@ import msgspec
 
 from paytables.red_dog.round import Round
 from service.db import Conn, Statement
-from service.db import idempotency_sql as keys
 from service.db.audit_sql import TableLock, head_columns, table_lock_of
+from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, sql_of
 from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
 _encode = msgspec.json.Encoder().encode
@@ -73,40 +73,29 @@ def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRoun
     )
 
 
-_ONE = f"{_SELECT} WHERE r.round_id = $1 AND r.operator_id = $2"
 # Rows are locked in the order named: the table's first, as every writer of a table's rounds takes it (an unlocked
 # write's leading table update, the sweeper), so no two of them can wait on each other in a cycle.
-_LOCK_ONE = f"{_ONE} FOR UPDATE OF t, r"
-# The claim is read in the select list: it runs before the rows are locked (see keys.claim_cte).
-_CLAIM_AND_LOCK_ONE = (
-    f"WITH {keys.claim_cte(2, 3)} SELECT {_COLUMNS}, {keys.CLAIMED}"  # noqa: S608 - ours
-    " FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"
-    " WHERE r.round_id = $1 AND r.operator_id = $2 FOR UPDATE OF t, r"
-)
-# Unlocked, with the key looked up: one row whatever is found (the writes check the audit head instead of a lock).
-_LOOK_UP_ONE = (
-    f"SELECT {_COLUMNS}, r.round_id IS NOT NULL AS found, {keys.LOOKED_UP} FROM (SELECT) AS one"  # noqa: S608 - ours
-    " LEFT JOIN (rounds r JOIN game_tables t ON t.table_id = r.table_id) ON r.round_id = $1 AND r.operator_id = $2"
-    + keys.look_up_join(2, 3)
+ONE_ROUND = OneRow(
+    columns=_COLUMNS,
+    source="rounds r JOIN game_tables t ON t.table_id = r.table_id",
+    owner="r",
+    id_column="round_id",
+    locks="t, r",
 )
 
 
-async def select_round(
-    conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False, claim: keys.Claim | None = None
-) -> StoredRound | None:
-    """One of the operator's rounds; `lock` holds the round row and its table's (audit head, shoe) too, and
-    `claim` (with `lock`) claims an idempotency key in the same statement (KeyTaken when it was taken); a claim
-    without `lock` reads unlocked and looks the key up (KeyFound), the writes checking the table's audit head."""
+async def select_round(conn: Conn, operator_id: str, round_id: UUID, *, lock: bool = False) -> StoredRound | None:
+    """One of the operator's rounds; `lock` holds the round row and its table's (audit head, shoe) too."""
     # Locked rows are re-read at their latest committed version, so the audit head seen here is current.
-    if claim is not None:
-        assert lock, "a key is claimed only by a request that locks (or checks the head of) what it changes"
-        if claim.lock:
-            record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_ONE, (round_id, operator_id), claim)
-        else:
-            record = await keys.fetch_looking_up(conn, _LOOK_UP_ONE, (round_id, operator_id), claim)
-    else:
-        record = await conn.fetchrow(_LOCK_ONE if lock else _ONE, round_id, operator_id)
+    sql = sql_of(ONE_ROUND)
+    record = await conn.fetchrow(sql.locked if lock else sql.plain, round_id, operator_id)
     return None if record is None else _stored(record, table_locked=lock)
+
+
+async def read_round(conn: Conn, operator_id: str, round_id: UUID, mode: Mode) -> Found[StoredRound] | Replay | Missing:
+    """The round a request changes, with its table's head, read as the unit's mode says (row_reads.read_one)."""
+    read = await read_one(conn, ONE_ROUND, round_id, operator_id, mode)
+    return Found(_stored(read.value, table_locked=True)) if isinstance(read, Found) else read
 
 
 async def select_expired_round_ids(conn: Conn, now: datetime, limit: int) -> list[UUID]:

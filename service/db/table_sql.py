@@ -11,8 +11,8 @@ import msgspec
 
 from paytables.red_dog.table import TableSettings, TableStatus
 from service.db import Conn, Statement
-from service.db import idempotency_sql as keys
 from service.db.audit_sql import AuditHead, TableLock, head_columns, table_lock_of, tree_bytes
+from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, select_one
 
 SETTINGS = TableSettings.__struct_fields__  # one column per setting, named alike
 
@@ -41,6 +41,13 @@ def _columns(prefix: str = "") -> str:
 
 
 _COLUMNS = _columns()
+ONE_TABLE = OneRow(
+    columns=f"{_columns('t.')}, t.shoe, {head_columns('t.')}",
+    source="game_tables t",
+    owner="t",
+    id_column="table_id",
+    locks="t",
+)
 
 
 def _row(record: asyncpg.Record) -> TableRow:
@@ -68,11 +75,7 @@ async def insert_table(conn: Conn, table: TableRow, shoe: bytes | None, head: Au
 
 async def select_table(conn: Conn, operator_id: str, table_id: UUID) -> TableRow | None:
     """One of the operator's tables, not locked (reads)."""
-    record = await conn.fetchrow(
-        f"SELECT {_COLUMNS} FROM game_tables WHERE table_id = $1 AND operator_id = $2",  # noqa: S608 - ours
-        table_id,
-        operator_id,
-    )
+    record = await select_one(conn, ONE_TABLE, table_id, operator_id)
     return None if record is None else _row(record)
 
 
@@ -84,35 +87,14 @@ class LockedTable(msgspec.Struct, frozen=True, kw_only=True):
     shoe: bytes | None  # a cut-card table's shoe between rounds (secret: never shown); None for per-round shoes
 
 
-_LOCK = (
-    f"SELECT {_COLUMNS}, shoe, {head_columns()}{{claimed}} FROM game_tables"  # noqa: S608 - column names are ours
-    " WHERE table_id = $1 AND operator_id = $2 FOR UPDATE"
-)
-_LOCK_TABLE = _LOCK.format(claimed="")
-_CLAIM_AND_LOCK_TABLE = f"WITH {keys.claim_cte(2, 3)} " + _LOCK.format(claimed=f", {keys.CLAIMED}")
-# Unlocked, with the key looked up: one row whatever is found (the writes check the audit head instead of a lock).
-_LOOK_UP_TABLE = (
-    f"SELECT {_columns('t.')}, t.shoe, {head_columns('t.')},"  # noqa: S608 - column names are ours
-    f" t.table_id IS NOT NULL AS found, {keys.LOOKED_UP} FROM (SELECT) AS one"
-    " LEFT JOIN game_tables t ON t.table_id = $1 AND t.operator_id = $2" + keys.look_up_join(2, 3)
-)
-
-
-async def lock_table(
-    conn: Conn, operator_id: str, table_id: UUID, *, claim: keys.Claim | None = None
-) -> LockedTable | None:
-    """One of the operator's tables, locked for this transaction, with its audit chain head and shoe (one round
-    trip); `claim` claims an idempotency key in the same statement (KeyTaken when it was taken). A claim without
-    `lock` reads the table unlocked and looks the key up (KeyFound when it was taken)."""
-    if claim is None:
-        record = await conn.fetchrow(_LOCK_TABLE, table_id, operator_id)
-    elif not claim.lock:
-        record = await keys.fetch_looking_up(conn, _LOOK_UP_TABLE, (table_id, operator_id), claim)
-    else:
-        record = await keys.fetch_claiming(conn, _CLAIM_AND_LOCK_TABLE, (table_id, operator_id), claim)
-    if record is None:
-        return None
-    return LockedTable(table=_row(record), lock=table_lock_of(record), shoe=record["shoe"])
+async def lock_table(conn: Conn, operator_id: str, table_id: UUID, mode: Mode) -> Found[LockedTable] | Replay | Missing:
+    """One of the operator's tables with its audit chain head and shoe, read as the unit's mode says: locked for this
+    transaction (claiming the request's key in the same statement), or unlocked with the key looked up."""
+    read = await read_one(conn, ONE_TABLE, table_id, operator_id, mode)
+    if not isinstance(read, Found):
+        return read
+    record = read.value
+    return Found(LockedTable(table=_row(record), lock=table_lock_of(record), shoe=record["shoe"]))
 
 
 async def select_tables(conn: Conn, operator_id: str) -> list[TableRow]:

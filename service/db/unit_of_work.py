@@ -15,6 +15,7 @@ from service.clock import Clock
 from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency_sql as keys
 from service.db.db_pool import acquire
+from service.db.row_reads import LOCKED, Locked, Mode, Optimistic, Replay
 from service.errors import ApiError, unavailable
 from service.observability import metrics
 from service.settings import Settings
@@ -27,16 +28,12 @@ OPTIMISTIC_CONFLICTS = (*RETRYABLE, asyncpg.exceptions.UniqueViolationError)
 
 
 class UnitOfWork:
-    """One transaction's work: its connection and clock, the writes to flush together before COMMIT, what to do
-    after COMMIT, and a refusal to raise once the changes that had to happen anyway are committed."""
+    """One transaction's work: its connection, clock and mode, the writes to flush together before COMMIT, what to
+    do after COMMIT, and a refusal to raise once the changes that had to happen anyway are committed."""
 
-    def __init__(
-        self, conn: Conn, settings: Settings, clock: Clock, operator_id: str, *, optimistic: bool = False
-    ) -> None:
+    def __init__(self, conn: Conn, settings: Settings, clock: Clock, operator_id: str, mode: Mode = LOCKED) -> None:
         self.conn = conn
-        # No transaction: the work reads once, unlocked, and its writes are one statement that checks the audit head
-        # it read (a single statement is its own transaction). Only work shaped so (`run(..., optimistic=True)`).
-        self.optimistic = optimistic
+        self.mode = mode  # how the work's first read reads, and the request's key in it (row_reads)
         self.settings = settings
         self.clock = clock
         self.operator_id = operator_id
@@ -44,12 +41,6 @@ class UnitOfWork:
         self.pending: list[Statement] = []
         self.after_commit: list[Callable[[], None]] = []
         self.refusal: Exception | None = None
-        self.key_claim: keys.Claim | None = None  # an idempotency key for the request's lock statement to claim
-
-    def take_claim(self) -> keys.Claim | None:
-        """The idempotency key to claim in the lock statement about to run (once: then it is claimed)."""
-        claim, self.key_claim = self.key_claim, None
-        return claim
 
     def read_clock(self) -> datetime:
         """Read the time again: after taking a lock, which may have waited past a deadline."""
@@ -76,40 +67,61 @@ class Runner(msgspec.Struct, frozen=True):
     clock: Clock
 
 
-async def run(runner: Runner, operator_id: str, work: Work[T], *, optimistic: bool = False) -> T:
+class KeyFirst(msgspec.Struct, frozen=True):
+    """The request's key is claimed in a statement of its own, then the work runs Locked."""
+
+
+class KeyInRead(msgspec.Struct, frozen=True):
+    """The work's first read carries the key (row_reads): one Optimistic attempt, then Locked ones claiming it."""
+
+
+Keying = KeyFirst | KeyInRead
+KEY_FIRST, KEY_IN_READ = KeyFirst(), KeyInRead()
+
+
+class IdempotencyKey(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    request_hash: bytes  # binds the key to one request: the same key with another request is a conflict
+    keying: Keying = KEY_FIRST
+
+
+def modes(key: IdempotencyKey | None, claim: keys.Claim | None) -> list[Mode]:
+    """Each attempt's mode, chosen here only: what the request's key allows, then Locked until the attempts run out."""
+    if key is None or claim is None or isinstance(key.keying, KeyFirst):
+        return [LOCKED] * ATTEMPTS
+    # An unlocked attempt that loses does not use up a locked one.
+    return [Optimistic(key=claim), *[Locked(key=claim)] * ATTEMPTS]
+
+
+async def run(runner: Runner, operator_id: str, work: Work[T], *, key: IdempotencyKey | None = None) -> T:
     """Run `work` in one transaction, again on a serialization failure, deadlock or lost connection; after COMMIT
     the hooks run and a refusal the work carried is raised.
 
-    `optimistic`: the work's one read is unlocked and its writes one statement checking the audit head it read
-    (two round trips, no BEGIN or COMMIT). When another change got there first, the statement fails whole and the
-    work runs again the locked way, which waits its turn instead of racing again."""
-    attempts = ATTEMPTS + optimistic  # an unlocked attempt that loses does not use up a locked one
-    for attempt in range(attempts):
-        unlocked = optimistic and attempt == 0
+    An Optimistic attempt reads unlocked and writes in one statement checking the audit head it read (two round
+    trips, no BEGIN or COMMIT). When another change got there first, the statement fails whole and the work runs
+    again Locked, which waits its turn instead of racing again."""
+    claim = None if key is None else _claim(key, operator_id, runner.clock())
+    plan = modes(key, claim)
+    for attempt, mode in enumerate(plan):
+        last = attempt == len(plan) - 1
         try:
             async with acquire(runner.pool) as conn:
-                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id, optimistic=unlocked)
-                if unlocked:
-                    result = await work(unit)
-                    await execute_together(conn, unit.pending)
-                else:
-                    async with conn.transaction():
-                        result = await work(unit)
-                        await execute_together(conn, unit.pending)
+                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id, mode)
+                result = await _attempt(unit, work)
         except OPTIMISTIC_CONFLICTS as exc:
-            if unlocked:  # the table changed, or the key was taken, between the read and the write: nothing written
+            if isinstance(mode, Optimistic):  # the table changed, or the key was taken, since the read: none written
                 metrics.OPTIMISTIC_CONFLICTS.inc()
                 continue
             if not isinstance(exc, RETRYABLE):
                 raise
-            if attempt == attempts - 1:
+            if last:
                 raise ApiError(503, "SERVICE_UNAVAILABLE", "too much contention; retry", retryable=True) from None
             await _backoff(attempt)
             continue
         except Exception as exc:
             # Safe to run again: a transaction cut before COMMIT rolled back, and one whose COMMIT landed unseen
             # replays from its idempotency key. Past the last attempt the error becomes a retryable 503.
-            if not unavailable(exc) or attempt == attempts - 1:
+            if not unavailable(exc) or last:
                 raise
             await _backoff(attempt)
             continue
@@ -119,6 +131,22 @@ async def run(runner: Runner, operator_id: str, work: Work[T], *, optimistic: bo
             raise unit.refusal
         return result
     raise AssertionError("unreachable")
+
+
+async def _attempt(unit: UnitOfWork, work: Work[T]) -> T:
+    """One attempt: Optimistic without a transaction (its writes are one statement), Locked inside one."""
+    if isinstance(unit.mode, Optimistic):
+        result = await work(unit)
+        await execute_together(unit.conn, unit.pending)
+        return result
+    async with unit.conn.transaction():
+        result = await work(unit)
+        await execute_together(unit.conn, unit.pending)
+        return result
+
+
+def _claim(key: IdempotencyKey, operator_id: str, now: datetime) -> keys.Claim:
+    return keys.Claim(operator_id=operator_id, key=key.key, request_hash=key.request_hash, now=now)
 
 
 async def _backoff(attempt: int) -> None:
@@ -131,54 +159,49 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     replayed: bool = False
 
 
-class IdempotencyKey(msgspec.Struct, frozen=True, kw_only=True):
-    key: str
-    request_hash: bytes  # binds the key to one request: the same key with another request is a conflict
+class Refused(msgspec.Struct, frozen=True):
+    """The work refused the request after changes that had to be committed anyway: no reply; run() raises it."""
+
+
+async def write(
+    runner: Runner,
+    operator_id: str,
+    key: IdempotencyKey,
+    status: int,
+    work: Work[T | Replay],
+    present: Callable[[T], bytes],
+) -> Reply:
+    """The work run once per idempotency key: a repeat gets the first reply's bytes, a different request a 409.
+    A refused request keeps no reply, so retrying it is evaluated afresh."""
+    reply = await run(runner, operator_id, idempotent(key, status, work, present), key=key)
+    assert isinstance(reply, Reply)  # a Refused unit raised its refusal in run()
+    return reply
 
 
 def idempotent(
-    key: IdempotencyKey, status: int, work: Work[T], present: Callable[[T], bytes], *, claim_in_lock: bool = False
-) -> Work[Reply]:
-    """The work run once per idempotency key: a repeat gets the first reply's bytes, a different request a 409.
-    A refused request keeps no reply, so retrying it is evaluated afresh.
+    key: IdempotencyKey, status: int, work: Work[T | Replay], present: Callable[[T], bytes]
+) -> Work[Reply | Refused]:
+    """One attempt of a keyed write: claim the key (unless the work's read carries it), do the work, store the reply
+    with the key in the same transaction, or replay what the key already holds."""
 
-    `claim_in_lock`: the work's first statement is a row lock that claims the key too (`UnitOfWork.take_claim`),
-    one round trip fewer; otherwise the key is claimed on its own before the work starts."""
-
-    async def once(unit: UnitOfWork) -> Reply:
-        claim = keys.Claim(
-            operator_id=unit.operator_id,
-            key=key.key,
-            request_hash=key.request_hash,
-            now=unit.now,
-            lock=not unit.optimistic,
-        )
-        if unit.optimistic:
-            assert claim_in_lock, "an unlocked attempt looks its key up in the work's one read"
-        if claim_in_lock:
-            unit.key_claim = claim
-            try:
-                result = await work(unit)
-            except keys.KeyTaken:
-                return _replay(unit, key, await keys.select_key(unit.conn, unit.operator_id, key.key))
-            except keys.KeyFound as found:
-                return _replay(unit, key, found.stored)
-            if unit.key_claim is not None:
-                raise AssertionError("the work never took its lock, so the idempotency key was never claimed")
-        else:
+    async def once(unit: UnitOfWork) -> Reply | Refused:
+        if isinstance(key.keying, KeyFirst):
             stored = await keys.claim_key(unit.conn, unit.operator_id, key.key, key.request_hash, unit.now)
             if stored is not None:
                 return _replay(unit, key, stored)
-            result = await work(unit)
+        result = await work(unit)
+        if isinstance(result, Replay):
+            return _replay(unit, key, result.stored)
         if unit.refusal is not None:
-            if not unit.optimistic:  # an unlocked attempt writes its key only with a reply
+            if not isinstance(unit.mode, Optimistic):  # an unlocked attempt writes its key only with a reply
                 await keys.delete_key(unit.conn, unit.operator_id, key.key)  # the refusal is not a reply to replay
-            return Reply(status=0, body=b"")  # never sent: run() raises the refusal instead
+            return Refused()
         body = present(result)
-        if unit.optimistic:
-            unit.pending.insert(0, keys.insert_response(claim, status, body))  # the key first: see insert_response
-        else:
-            unit.defer([keys.update_response(unit.operator_id, key.key, status, body)])
+        match unit.mode:
+            case Optimistic(key=claim):
+                unit.pending.insert(0, keys.insert_response(claim, status, body))  # the key first: see insert_response
+            case Locked():
+                unit.defer([keys.update_response(unit.operator_id, key.key, status, body)])
         return Reply(status=status, body=body)
 
     return once

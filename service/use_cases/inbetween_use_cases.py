@@ -23,6 +23,7 @@ from paytables.inbetween.inbetween_rules import RuleSet
 from paytables.inbetween.inbetween_state import Game, GameStatus
 from service.db import audit_sql, inbetween_sql
 from service.db.audit_sql import GENESIS_HEAD, AuditHead
+from service.db.row_reads import Missing, Replay
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, refusal_status, validation
 from service.shuffler import csprng, one_deck_shoe
@@ -96,9 +97,15 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
     return view(step.game, step.shoe)
 
 
-async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction) -> GameView:
+async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction) -> GameView | Replay:
     """A human's call, bet or pass, then the computer seats until a human must act again; a refusal writes nothing."""
-    stored = await _locked(unit, game_id)
+    structlog.contextvars.bind_contextvars(game_id=str(game_id))
+    read = await inbetween_sql.read_game(unit.conn, unit.operator_id, game_id, unit.mode)
+    if isinstance(read, Replay):
+        return read
+    if isinstance(read, Missing):
+        raise not_found("game")
+    stored = read.value
     now = unit.read_clock()  # after the lock: the records' times follow the order the lock gave the moves
     ruleset = released_ruleset(stored.game.ruleset)
     source = csprng()
@@ -139,20 +146,12 @@ def view(game: Game, shoe: Shoe) -> GameView:
     return GameView(game=game, odds=odds, call_odds=call_odds, reveal=reveal)
 
 
-async def _locked(unit: UnitOfWork, game_id: UUID) -> inbetween_sql.StoredGame:
-    structlog.contextvars.bind_contextvars(game_id=str(game_id))
-    stored = await inbetween_sql.select_game(unit.conn, unit.operator_id, game_id, lock=True)
-    if stored is None:
-        raise not_found("game")
-    return stored
-
-
 def _persist(
     unit: UnitOfWork, game_id: UUID, head: AuditHead, game: Game, shoe: Shoe, events: list[InBetweenEvent]
 ) -> None:
     """The game row and its audit records, written together before COMMIT."""
     writes, new_head = audit_sql.append(game_id, head, events, test=game.test, now=unit.now)
-    unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head)])
+    unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head, replaces=head.seq)])
     _log_if_ended(unit, game)
 
 

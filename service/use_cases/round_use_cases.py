@@ -21,6 +21,7 @@ from service.chains import checkpoints
 from service.db import Statement, figures_sql, round_sql, table_sql
 from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
+from service.db.row_reads import Missing, Replay
 from service.db.table_sql import UNSET, TableRow
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, validation
@@ -58,11 +59,14 @@ class RoundQuery(msgspec.Struct, frozen=True, kw_only=True):
     limit: int = 50
 
 
-async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundView:
+async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundView | Replay:
     """Take the antes and deal the posts; the table row lock orders rounds and the audit chain."""
-    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, claim=unit.take_claim())
-    if locked is None:
+    read = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, unit.mode)
+    if isinstance(read, Replay):
+        return read
+    if isinstance(read, Missing):
         raise not_found("table")
+    locked = read.value
     table, lock = locked.table, locked.lock
     now = unit.read_clock()  # after the lock: the chain's times and the raise window start when the deal does
     _check_bets(table, new)
@@ -128,16 +132,22 @@ def _shoe_for_round(
     return shoe, events
 
 
-async def decide(unit: UnitOfWork, round_id: UUID, decision: PlayerDecision) -> RoundView:
-    stored, lock = await _locked_round(unit, round_id)
+async def decide(unit: UnitOfWork, round_id: UUID, decision: PlayerDecision) -> RoundView | Replay:
+    read = await _locked_round(unit, round_id)
+    if isinstance(read, Replay):
+        return read
+    stored, lock = read
     paytable = loader.get(stored.round.paytable)
     step = red_dog_round.decide(stored.round, stored.shoe, paytable, decision, now=unit.now, actor=unit.operator_id)
     return _persist(unit, stored, lock, step)
 
 
-async def close_round(unit: UnitOfWork, round_id: UUID, requested_by: str | None = None) -> RoundView:
+async def close_round(unit: UnitOfWork, round_id: UUID, requested_by: str | None = None) -> RoundView | Replay:
     """The dealer closes the raise window now; undecided bets call. `requested_by` names who asked, for the log."""
-    stored, lock = await _locked_round(unit, round_id)
+    read = await _locked_round(unit, round_id)
+    if isinstance(read, Replay):
+        return read
+    stored, lock = read
     paytable = loader.get(stored.round.paytable)
     step = red_dog_round.close_window(
         stored.round, stored.shoe, paytable, now=unit.now, actor=unit.operator_id, requested_by=requested_by
@@ -145,8 +155,13 @@ async def close_round(unit: UnitOfWork, round_id: UUID, requested_by: str | None
     return _persist(unit, stored, lock, step)
 
 
-async def void_round(unit: UnitOfWork, round_id: UUID, reason: str, requested_by: str | None = None) -> RoundView:
-    stored, lock = await _locked_round(unit, round_id)
+async def void_round(
+    unit: UnitOfWork, round_id: UUID, reason: str, requested_by: str | None = None
+) -> RoundView | Replay:
+    read = await _locked_round(unit, round_id)
+    if isinstance(read, Replay):
+        return read
+    stored, lock = read
     paytable = loader.get(stored.round.paytable)
     step = red_dog_round.void_round(
         stored.round,
@@ -160,9 +175,12 @@ async def void_round(unit: UnitOfWork, round_id: UUID, reason: str, requested_by
     return _persist(unit, stored, lock, step)
 
 
-async def rollback_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView:
+async def rollback_round(unit: UnitOfWork, round_id: UUID, reason: str) -> RoundView | Replay:
     """Reverse every transaction of a round opened within the grace period; a second rollback changes nothing."""
-    stored, lock = await _locked_round(unit, round_id)
+    read = await _locked_round(unit, round_id)
+    if isinstance(read, Replay):
+        return read
+    stored, lock = read
     paytable = loader.get(stored.round.paytable)
     grace = timedelta(seconds=unit.settings.rollback_grace_seconds)
     step = round_rollback.rollback(
@@ -183,8 +201,12 @@ async def get_round(unit: UnitOfWork, round_id: UUID) -> RoundView:
         raise not_found("round")
     if not red_dog_round.is_expired(stored.round, unit.now):
         return view(stored)
-    stored, lock = await _locked_round(unit, round_id)
-    return settled_if_expired(unit, stored, lock) or view(stored)
+    stored = await round_sql.select_round(unit.conn, unit.operator_id, round_id, lock=True)
+    if stored is None:
+        raise not_found("round")
+    unit.read_clock()  # waiting for the lock may have carried us past the deadline
+    assert stored.table is not None  # select_round(lock=True) locks the table row too
+    return settled_if_expired(unit, stored, stored.table) or view(stored)
 
 
 def settled_if_expired(unit: UnitOfWork, stored: StoredRound, lock: TableLock) -> RoundView | None:
@@ -205,14 +227,17 @@ def view(stored: StoredRound) -> RoundView:
     return RoundView(round=rnd, reveal=reveal, currency=stored.currency, checkpoint_size=stored.checkpoint_size)
 
 
-async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock]:
+async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock] | Replay:
+    """The round a request changes and its table's head, read in the unit's mode; a Replay when its key was used."""
     structlog.contextvars.bind_contextvars(round_id=str(round_id))
-    stored = await round_sql.select_round(unit.conn, unit.operator_id, round_id, lock=True, claim=unit.take_claim())
-    if stored is None:
+    read = await round_sql.read_round(unit.conn, unit.operator_id, round_id, unit.mode)
+    if isinstance(read, Replay):
+        return read
+    if isinstance(read, Missing):
         raise not_found("round")
     unit.read_clock()  # waiting for the lock may have carried us past the deadline
-    assert stored.table is not None  # select_round(lock=True) locks the table row too
-    return stored, stored.table
+    assert read.value.table is not None  # read_round reads the table's head too
+    return read.value, read.value.table
 
 
 class TableChange(msgspec.Struct, frozen=True, kw_only=True):

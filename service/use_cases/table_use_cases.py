@@ -14,6 +14,7 @@ from paytables.red_dog.paytable import Paytable
 from paytables.red_dog.table import DealMode, TableMode, TableSettings, TableStatus
 from service.chains import checkpoints
 from service.db import audit_sql, table_sql
+from service.db.row_reads import Missing, Replay
 from service.db.table_sql import UNSET, TableRow
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, validation
@@ -101,11 +102,14 @@ async def list_tables(unit: UnitOfWork) -> list[TableRow]:
     return await table_sql.select_tables(unit.conn, unit.operator_id)
 
 
-async def close_table(unit: UnitOfWork, table_id: UUID) -> TableRow:
+async def close_table(unit: UnitOfWork, table_id: UUID) -> TableRow | Replay:
     """No new rounds from now; rounds in flight finish. An idle cut-card shoe is retired and revealed now."""
-    locked = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, claim=unit.take_claim())
-    if locked is None:
+    read = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, unit.mode)
+    if isinstance(read, Replay):
+        return read
+    if isinstance(read, Missing):
         raise not_found("table")
+    locked = read.value
     table, lock = locked.table, locked.lock
     now = unit.read_clock()
     if table.status is TableStatus.CLOSED:

@@ -13,6 +13,7 @@ import pytest
 
 from service.db import idempotency_sql as keys
 from service.db import round_sql, table_sql
+from service.db.row_reads import MISSING, Found, Locked, Replay
 from service.settings import Settings
 from tests.support.live import live
 
@@ -47,14 +48,13 @@ async def test_a_second_request_with_the_same_key_waits_for_the_key_holding_no_l
     await first.execute("BEGIN")
     assert await keys.claim_key(first, operator, key, DIGEST, NOW) is None
     await second.execute("BEGIN")
-    waiting = asyncio.ensure_future(table_sql.lock_table(second, operator, table_id, claim=claim(operator, key)))
+    waiting = asyncio.ensure_future(table_sql.lock_table(second, operator, table_id, Locked(key=claim(operator, key))))
     await asyncio.sleep(0.3)
     assert not waiting.done()  # it waits on the key the first transaction holds...
     locked = await third.fetchval("SELECT true FROM game_tables WHERE table_id = $1 FOR UPDATE NOWAIT", table_id)
     assert locked  # ...holding no lock on the table's row meanwhile: the two can never deadlock
     await first.execute("COMMIT")
-    with pytest.raises(keys.KeyTaken):
-        await waiting
+    assert isinstance(await waiting, Replay)  # the key was taken: the first request's reply, not this one's
     await second.execute("ROLLBACK")
 
 
@@ -66,9 +66,9 @@ async def test_a_free_key_is_claimed_with_the_lock_and_a_rollback_frees_it(
     key = f"k-{uuid.uuid4()}"
     refused = conn.transaction()
     await refused.start()
-    locked = await table_sql.lock_table(conn, operator, table_id, claim=claim(operator, key))
-    assert locked is not None
-    assert locked.table.table_id == table_id
+    locked = await table_sql.lock_table(conn, operator, table_id, Locked(key=claim(operator, key)))
+    assert isinstance(locked, Found)
+    assert locked.value.table.table_id == table_id
     assert await conn.fetchval("SELECT request_hash FROM idempotency_keys WHERE key = $1", key) == DIGEST
     await refused.rollback()  # what a refused request does
     assert await conn.fetchval("SELECT count(*) FROM idempotency_keys WHERE key = $1", key) == 0
@@ -82,12 +82,9 @@ async def test_a_lock_that_finds_no_row_still_tells_a_taken_key_from_one_it_clai
     taken, free = f"k-{uuid.uuid4()}", f"k-{uuid.uuid4()}"
     assert await keys.claim_key(conn, operator, taken, DIGEST, NOW) is None  # committed by an earlier request
     async with conn.transaction():
-        with pytest.raises(keys.KeyTaken):
-            await round_sql.select_round(conn, operator, uuid.uuid4(), lock=True, claim=claim(operator, taken))
+        taken_read = await round_sql.read_round(conn, operator, uuid.uuid4(), Locked(key=claim(operator, taken)))
+        assert isinstance(taken_read, Replay)
     async with conn.transaction():
-        assert (
-            await round_sql.select_round(conn, operator, uuid.uuid4(), lock=True, claim=claim(operator, free)) is None
-        )
-        assert (
-            await table_sql.lock_table(conn, operator, uuid.uuid4(), claim=claim(operator, f"k-{uuid.uuid4()}")) is None
-        )
+        assert await round_sql.read_round(conn, operator, uuid.uuid4(), Locked(key=claim(operator, free))) == MISSING
+        other = Locked(key=claim(operator, f"k-{uuid.uuid4()}"))
+        assert await table_sql.lock_table(conn, operator, uuid.uuid4(), other) == MISSING

@@ -14,7 +14,7 @@ from service.db import inbetween_sql
 from service.db.unit_of_work import Runner, run
 from service.settings import Settings
 from service.use_cases import inbetween_use_cases
-from service.use_cases.inbetween_use_cases import NewGame
+from service.use_cases.inbetween_use_cases import GameView, NewGame
 from tests.support.clock import ManualClock
 
 
@@ -51,6 +51,7 @@ async def test_a_game_is_started_and_played_by_a_connection_in_the_app_role(
         moved = await run(
             runner, "op-role", lambda unit: inbetween_use_cases.act(unit, game_id, PassTurn(player_id="b"))
         )
+        assert isinstance(moved, GameView)  # run without a key: a Locked unit, which never replays
         assert await pool.fetchval("SELECT current_user") == "reddog_app"
     finally:
         await pool.close()

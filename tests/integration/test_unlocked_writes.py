@@ -14,7 +14,8 @@ import pytest
 from audit.chain import verify
 from service.db import Statement, audit_sql, execute_together, round_sql
 from service.db import idempotency_sql as keys
-from service.db.unit_of_work import IdempotencyKey, Reply, UnitOfWork, idempotent, run
+from service.db.row_reads import Optimistic, Replay
+from service.db.unit_of_work import KEY_IN_READ, IdempotencyKey, Reply, UnitOfWork, write
 from service.observability import metrics
 from service.settings import Settings
 from service.use_cases import round_use_cases
@@ -58,21 +59,19 @@ async def test_a_table_changed_between_the_read_and_the_write_makes_the_request_
         attempts: list[bool] = []
         new = NewRound(antes=(("p1", 500),))
 
-        async def open_then_let_another_land_first(unit: UnitOfWork) -> RoundView:
-            attempts.append(unit.optimistic)
+        async def open_then_let_another_land_first(unit: UnitOfWork) -> RoundView | Replay:
+            attempts.append(isinstance(unit.mode, Optimistic))
             view = await round_use_cases.open_round(unit, table_id, new)
             if len(attempts) == 1:  # between this attempt's read and its write, another round opens on the table
-                other = IdempotencyKey(key=f"other-{uuid.uuid4()}", request_hash=DIGEST)
-                opened = idempotent(
-                    other, 201, lambda u: round_use_cases.open_round(u, table_id, new), present, claim_in_lock=True
+                other = IdempotencyKey(key=f"other-{uuid.uuid4()}", request_hash=DIGEST, keying=KEY_IN_READ)
+                await write(
+                    app.runner, operator, other, 201, lambda u: round_use_cases.open_round(u, table_id, new), present
                 )
-                await run(app.runner, operator, opened, optimistic=True)
             return view
 
-        key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST)
+        key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST, keying=KEY_IN_READ)
         before = conflicts()
-        work = idempotent(key, 201, open_then_let_another_land_first, present, claim_in_lock=True)
-        reply = await run(app.runner, operator, work, optimistic=True)
+        reply = await write(app.runner, operator, key, 201, open_then_let_another_land_first, present)
 
     assert attempts == [True, False]  # the unlocked attempt lost, the locked one won
     assert conflicts() - before == 1
@@ -94,20 +93,14 @@ async def test_an_unlocked_write_waits_for_a_key_another_request_holds_without_h
     async with live(settings) as app:
         table_id = UUID((await app.api.table())["table_id"])
         operator = app.api.operator_id
-        key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST)
+        key = IdempotencyKey(key=f"k-{uuid.uuid4()}", request_hash=DIGEST, keying=KEY_IN_READ)
         holder, prober = [await asyncpg.connect(settings.database_url) for _ in range(2)]
         try:
             await holder.execute("BEGIN")  # a locked request in flight: its key claimed, no reply yet
             assert await keys.claim_key(holder, operator, key.key, DIGEST, app.runner.clock()) is None
-            opened = idempotent(
-                key,
-                201,
-                lambda u: round_use_cases.open_round(u, table_id, NewRound(antes=(("p1", 500),))),
-                present,
-                claim_in_lock=True,
-            )
+            opened = lambda u: round_use_cases.open_round(u, table_id, NewRound(antes=(("p1", 500),)))  # noqa: E731
             before = conflicts()
-            waiting = asyncio.ensure_future(run(app.runner, operator, opened, optimistic=True))
+            waiting = asyncio.ensure_future(write(app.runner, operator, key, 201, opened, present))
             await asyncio.sleep(0.3)
             # The unlocked read could not see the uncommitted key; the write waits on it, taking the key before the
             # table's row, so it holds no row meanwhile: the table stays free for every other request.
