@@ -33,6 +33,7 @@ PROBLEM_CODES = (
     ProblemCode("ROUND_IN_PROGRESS", 409, "a new round on a `cut_card` table while one is open"),
     ProblemCode("ROLLBACK_GRACE_EXPIRED", 409, "a rollback more than `RD_ROLLBACK_GRACE_SECONDS` after the round opened"),
     ProblemCode("CHAIN_TRUNCATED", 409, "records a checkpoint signed are missing from the database (a proof cannot be built)"),
+    ProblemCode("STALE_VERSION", 409, "In Between: the move names a game `version` that is no longer current (another move landed first)"),
     ProblemCode("NOT_YOUR_TURN", 409, "In Between: the game waits for another player (or the player has no seat)"),
     ProblemCode("WRONG_ACTION", 409, "In Between: not the move the game waits for (a bet while an ace call is awaited, a call while a bet is)"),
     ProblemCode("GAME_OVER", 409, "In Between: any move once the game has ended"),

@@ -60,6 +60,7 @@ def game_out(view: GameView) -> wire.GameOut:
     decision = next((d for d, status in AWAITING.items() if status is game.status), None)
     return wire.GameOut(
         game_id=UUID(game.game_id),
+        version=view.version,
         ruleset=game.ruleset,
         ruleset_sha256=game.ruleset_sha256,
         ante=game.ante,

@@ -84,7 +84,13 @@ async def create_game(request: Request[Any, Any, Any], idempotency_key: Idempote
     "/{game_id:uuid}/actions",
     status_code=200,
     responses=responses(
-        200, wire.GameOut, *SIGNED, *JSON_BODY, 404, 422, conflicts=(*KEY, "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER")
+        200,
+        wire.GameOut,
+        *SIGNED,
+        *JSON_BODY,
+        404,
+        422,
+        conflicts=(*KEY, "STALE_VERSION", "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER"),
     ),
     summary="The player to act calls an ace or a pair, bets or passes; then the computer seats play",
     **body(wire.ActionIn),
@@ -92,8 +98,9 @@ async def create_game(request: Request[Any, Any, Any], idempotency_key: Idempote
 async def act(
     request: Request[Any, Any, Any], game_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
-    action = presenters.action(body_of(request))
-    work = lambda unit: inbetween_use_cases.act(unit, game_id, action)  # noqa: E731
+    body = body_of(request)
+    action = presenters.action(body)
+    work = lambda unit: inbetween_use_cases.act(unit, game_id, action, body.version)  # noqa: E731
     return await write(request, 200, work, _present, KEY_IN_READ)
 
 

@@ -62,23 +62,34 @@ class CreateGame(RequestBody):
     ) = None
 
 
+# The game's version a move answers (GameOut.version): a move for a version that is no longer current is refused,
+# so of two racing moves for one turn exactly one lands, and a late one never lands on a turn its player never saw.
+Version = Annotated[
+    int, msgspec.Meta(ge=0, le=2**62, description="the game's version this move answers (GameOut.version)")
+]
+
+
 class CallAceIn(RequestBody, tag_field="action", tag="call_ace"):
     player_id: PlayerId
+    version: Version
     call: AceCallName
 
 
 class CallPairIn(RequestBody, tag_field="action", tag="call_pair"):
     player_id: PlayerId
+    version: Version
     call: PairCallName
 
 
 class PlaceBetIn(RequestBody, tag_field="action", tag="bet"):
     player_id: PlayerId
+    version: Version
     amount: Chips
 
 
 class PassIn(RequestBody, tag_field="action", tag="pass"):
     player_id: PlayerId
+    version: Version
 
 
 ActionIn = CallAceIn | CallPairIn | PlaceBetIn | PassIn  # tagged by `action`
@@ -132,6 +143,7 @@ class GameShoeOut(msgspec.Struct, kw_only=True):
 
 class GameOut(msgspec.Struct, kw_only=True):
     game_id: UUID
+    version: int  # the seq of the game's last audit record: a move names it; records after it are what came since
     ruleset: str
     ruleset_sha256: str
     ante: int

@@ -120,7 +120,7 @@ def human_turn(client: Api, game: Any, terms: Any, terminal: Terminal, *, new_tu
     while True:
         move = ask_move(game, terminal)
         try:
-            return client.request("POST", path, {"player_id": game["to_act"], **move})
+            return client.request("POST", path, {"player_id": game["to_act"], "version": game["version"], **move})
         except ClientError as exc:
             terminal.say(f"  refused: {exc.body.get('code')}: {exc.body.get('detail')}")
             if exc.status == 409:  # the game moved on without us (another terminal): look again

@@ -48,6 +48,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     odds: TurnOdds | None  # awaiting a bet: how many unseen cards win, hit a post or lose
     call_odds: tuple[tuple[PairCall, TurnOdds], ...] = ()  # awaiting a pair call: the odds after each call
     reveal: Reveal | None = None  # the pack in play, once the game is over (earlier packs are revealed in the chain)
+    version: int = 0  # the seq of the game's last audit record: the version the next move must name
 
 
 def released_ruleset(ruleset_id: str) -> RuleSet:
@@ -94,11 +95,12 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
     writes, head = audit_sql.append(game_id, GENESIS_HEAD, [*first.events, *step.events], test=new.test, now=unit.now)
     unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *writes])
     _log_if_ended(unit, step.game)
-    return view(step.game, step.shoe)
+    return view(step.game, step.shoe, head.seq)
 
 
-async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction) -> GameView | Replay:
-    """A human's call, bet or pass, then the computer seats until a human must act again; a refusal writes nothing."""
+async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction, version: int) -> GameView | Replay:
+    """A human's call, bet or pass on the game at `version`, then the computer seats until a human must act again;
+    a refusal (a stale version included) writes nothing."""
     structlog.contextvars.bind_contextvars(game_id=str(game_id))
     read = await inbetween_sql.read_game(unit.conn, unit.operator_id, game_id, unit.mode)
     if isinstance(read, Replay):
@@ -106,6 +108,10 @@ async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction) -> GameV
     if isinstance(read, Missing):
         raise not_found("game")
     stored = read.value
+    if stored.head.seq != version:  # another move landed since this one's player saw the game
+        raise ApiError(
+            409, "STALE_VERSION", f"the game is at version {stored.head.seq}; this move answers version {version}"
+        )
     now = unit.read_clock()  # after the lock: the records' times follow the order the lock gave the moves
     ruleset = released_ruleset(stored.game.ruleset)
     source = csprng()
@@ -114,8 +120,8 @@ async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction) -> GameV
         step = play_computers(moved.game, moved.shoe, ruleset=ruleset, source=source, now=now)
     except InBetweenError as exc:
         raise refused(exc) from None
-    _persist(unit, game_id, stored.head, step.game, step.shoe, [*moved.events, *step.events])
-    return view(step.game, step.shoe)
+    head = _persist(unit, game_id, stored.head, step.game, step.shoe, [*moved.events, *step.events])
+    return view(step.game, step.shoe, head.seq)
 
 
 async def get_game(unit: UnitOfWork, game_id: UUID) -> GameView:
@@ -123,7 +129,7 @@ async def get_game(unit: UnitOfWork, game_id: UUID) -> GameView:
     stored = await inbetween_sql.select_game(unit.conn, unit.operator_id, game_id)
     if stored is None:
         raise not_found("game")
-    return view(stored.game, stored.shoe)
+    return view(stored.game, stored.shoe, stored.head.seq)
 
 
 async def game_records(unit: UnitOfWork, game_id: UUID, after: int, limit: int) -> list[Link]:
@@ -134,7 +140,7 @@ async def game_records(unit: UnitOfWork, game_id: UUID, after: int, limit: int) 
     return await inbetween_sql.select_records(unit.conn, game_id, after=after, limit=limit)
 
 
-def view(game: Game, shoe: Shoe) -> GameView:
+def view(game: Game, shoe: Shoe, version: int) -> GameView:
     """The game with the odds its player to act may see (from the public count only) and, at the end, its pack."""
     call_odds: tuple[tuple[PairCall, TurnOdds], ...] = ()
     posts = game.turn.posts if game.turn is not None else None
@@ -143,16 +149,17 @@ def view(game: Game, shoe: Shoe) -> GameView:
         call_odds = tuple((call, third_card_odds(posts, unseen, call)) for call in possible_pair_calls(posts.first))
     odds = turn_odds(game) if game.status is GameStatus.AWAITING_BET else None
     reveal = shoe.reveal if game.status is GameStatus.GAME_OVER else None
-    return GameView(game=game, odds=odds, call_odds=call_odds, reveal=reveal)
+    return GameView(game=game, odds=odds, call_odds=call_odds, reveal=reveal, version=version)
 
 
 def _persist(
     unit: UnitOfWork, game_id: UUID, head: AuditHead, game: Game, shoe: Shoe, events: list[InBetweenEvent]
-) -> None:
-    """The game row and its audit records, written together before COMMIT."""
+) -> AuditHead:
+    """The game row and its audit records, written together before COMMIT; the chain's head after them."""
     writes, new_head = audit_sql.append(game_id, head, events, test=game.test, now=unit.now)
     unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head, replaces=head.seq)])
     _log_if_ended(unit, game)
+    return new_head
 
 
 def _log_if_ended(unit: UnitOfWork, game: Game) -> None:

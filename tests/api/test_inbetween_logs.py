@@ -27,7 +27,7 @@ async def test_the_request_lines_name_the_game_and_its_end_is_logged_without_the
         game = await start(
             api, humans("alice", "bob"), ["4S", "JH", "7D"], ruleset="inbetween/sheets/v1", rounds="until_empty"
         )
-        game = await play(api, game["game_id"], "bob", "bet", amount=20)
+        game = await play(api, game["game_id"], "bob", "bet", amount=20, version=game["version"])
         await api.ok("GET", f"{GAMES}/{game['game_id']}")
         out = capsys.readouterr().out
     lines: list[dict[str, Any]] = [json.loads(line) for line in out.splitlines() if line.strip()]

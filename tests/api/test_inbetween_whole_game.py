@@ -93,7 +93,10 @@ async def test_a_retried_action_returns_the_first_reply_byte_for_byte_and_acts_o
     api: Signed, db: asyncpg.Connection
 ) -> None:
     game = await start(api, humans("alice", "bob"), ["4S", "JH", "7D", "5C", "9C"])
-    path, body = f"{GAMES}/{game['game_id']}/actions", {"action": "bet", "player_id": "bob", "amount": 5}
+    path, body = (
+        f"{GAMES}/{game['game_id']}/actions",
+        {"action": "bet", "player_id": "bob", "version": game["version"], "amount": 5},
+    )
     first = await api.post(path, body, key="bet-1")
     assert first.status_code == 200, first.text
     after = await fingerprint(db, api.operator_id, game["game_id"])

@@ -170,7 +170,7 @@ REST_409 = {
     ("get", "/v1/rounds/{round_id}/proof"): ["CHAIN_TRUNCATED"],
     ("post", "/v1/inbetween/games"): ["IDEMPOTENCY_CONFLICT"],
     ("post", "/v1/inbetween/games/{game_id}/actions"): [
-        "IDEMPOTENCY_CONFLICT", "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER"],
+        "IDEMPOTENCY_CONFLICT", "STALE_VERSION", "NOT_YOUR_TURN", "WRONG_ACTION", "GAME_OVER"],
 }  # fmt: skip
 
 

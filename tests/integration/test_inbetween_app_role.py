@@ -49,7 +49,9 @@ async def test_a_game_is_started_and_played_by_a_connection_in_the_app_role(
         started = await run(runner, "op-role", lambda unit: inbetween_use_cases.create_game(unit, new))
         game_id = UUID(started.game.game_id)
         moved = await run(
-            runner, "op-role", lambda unit: inbetween_use_cases.act(unit, game_id, PassTurn(player_id="b"))
+            runner,
+            "op-role",
+            lambda unit: inbetween_use_cases.act(unit, game_id, PassTurn(player_id="b"), started.version),
         )
         assert isinstance(moved, GameView)  # run without a key: a Locked unit, which never replays
         assert await pool.fetchval("SELECT current_user") == "reddog_app"

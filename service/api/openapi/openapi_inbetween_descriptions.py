@@ -7,6 +7,7 @@ from __future__ import annotations
 UUID_ID = "a UUID (version 4), lowercase with hyphens"
 TIME = "an RFC 3339 time in UTC, with `Z`"
 CARD = "a card code: rank `2-9TJQKA` then suit `CDHS` (`TD` is the ten of diamonds)"
+VERSION = "the game's `version` this move answers; a move for a version no longer current is refused (STALE_VERSION)"
 PLAYER = "the player's id: 1-64 of `A-Za-z0-9._:@-`; it must be the player the game waits for (`to_act`)"
 RULE = "the rule's tag"
 
@@ -52,14 +53,20 @@ PROPERTIES: dict[str, dict[str, str]] = {
         "seats": "in seat order, the rule set's `min_players..max_players`; seat 0 deals the first round",
         "mode": "`live`, or `test` (forced cards allowed, every record says test; needs RD_ALLOW_TEST_TABLES=true)",
     },
-    "CallAceIn": {"player_id": PLAYER, "call": "a first-post ace is `high` or `low`", "action": "`call_ace`"},
+    "CallAceIn": {
+        "player_id": PLAYER,
+        "version": VERSION,
+        "call": "a first-post ace is `high` or `low`",
+        "action": "`call_ace`",
+    },
     "CallPairIn": {
         "player_id": PLAYER,
+        "version": VERSION,
         "call": "the third card will be `higher` or `lower` than the pair",
         "action": "`call_pair`",
     },
-    "PlaceBetIn": {"player_id": PLAYER, "action": "`bet`"},
-    "PassIn": {"player_id": PLAYER, "action": "`pass`: instead of a pair call or a bet"},
+    "PlaceBetIn": {"player_id": PLAYER, "version": VERSION, "action": "`bet`"},
+    "PassIn": {"player_id": PLAYER, "version": VERSION, "action": "`pass`: instead of a pair call or a bet"},
     "GameSeatOut": {
         "seat": "the seat's number, from 0",
         "player_id": "who sits there (`computer-<seat>` for a computer, unless named)",
@@ -94,6 +101,8 @@ PROPERTIES: dict[str, dict[str, str]] = {
     },
     "GameOut": {
         "game_id": f"the game's id, {UUID_ID}; its audit chain's id too",
+        "version": "the seq of the game's last audit record: the next move names it; `records?after=version` is what"
+        " comes after",
         "ruleset": "the rule set's id",
         "ruleset_sha256": "the rule set's sha256",
         "ante": "the ante, in chips",
