@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -114,9 +115,17 @@ def _development_signing_key(settings: Settings) -> None:
     print(f"audit checkpoints signed with the development key {path} ({verifier_key})", file=sys.stderr)
 
 
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)  # the shell's status for a process ended by the signal
+
+
 def cmd_serve(_: argparse.Namespace) -> int:
     import uvicorn
 
+    # uvicorn shuts down on SIGTERM and then raises it again under the handler it found: the default one would end
+    # the process before any `finally` or atexit ran, leaving the embedded PostgreSQL running and the metrics
+    # directory behind. As SystemExit it unwinds like Ctrl-C's KeyboardInterrupt.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     settings = settings_or_exit()
     _development_signing_key(settings)
     try:

@@ -7,7 +7,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import asyncpg
@@ -62,6 +62,15 @@ async def until_answered(api: Signed, path: str, body: dict[str, Any], key: str,
         await asyncio.sleep(0.05)
 
 
+async def until(holds: Callable[[], bool], failure: str, seconds: float = GIVE_UP_SECONDS) -> None:
+    """Poll until `holds()` is true: a condition waited for, not a guessed sleep; past `seconds`, fail saying why."""
+    deadline = time.monotonic() + seconds
+    while not holds():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{failure} (waited {seconds} s)")
+        await asyncio.sleep(0.02)
+
+
 async def play(api: Signed, table_id: str, name: str, answers: list[Answer], stop: asyncio.Event) -> list[Any]:
     """Rounds on one table until told to stop; every spread decided. The last answer each round got."""
     rounds: list[Any] = []
@@ -103,9 +112,17 @@ async def test_a_database_lost_under_load_costs_retryable_503s_and_nothing_else(
             answers: list[Answer] = []
             stop = asyncio.Event()
             players = [asyncio.create_task(play(server.api, t, f"c{i}", answers, stop)) for i, t in enumerate(tables)]
-            await asyncio.sleep(0.3)
+            # The database is lost under load: as many rounds answered as there are clients, so all are under way.
+            await until(
+                lambda: sum(a.status in (200, 201) for a in answers) >= CLIENTS,
+                "no load to lose the database under: the clients' rounds were not answered",
+            )
             begun, ended = await lose_the_database(db, proxy)
-            await asyncio.sleep(0.5)  # long enough to see the service answer again without a restart
+            # The service answers again without a restart: a request that succeeds after the database came back.
+            await until(
+                lambda: any(a.status in (200, 201) and a.at > ended for a in answers),
+                "the service never recovered: no request succeeded after the database came back",
+            )
             stop.set()
             played = await asyncio.gather(*players)
             statuses = {a.status for a in answers}
@@ -116,7 +133,6 @@ async def test_a_database_lost_under_load_costs_retryable_503s_and_nothing_else(
                 problem = json.loads(answer.body)
                 assert (problem["code"], problem["retryable"], answer.retry_after) == ("SERVICE_UNAVAILABLE", True, "1")
                 assert begun - 0.5 <= answer.at <= ended + 5, "a 503 long after the database came back"
-            assert any(a.status in (200, 201) and a.at > ended for a in answers), "the service never recovered"
             for table_id, rounds in zip(tables, played, strict=True):
                 stored = await history(server.api, table_id)
                 assert {r["round_id"] for r in stored} == {r["round_id"] for r in rounds}

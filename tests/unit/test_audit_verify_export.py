@@ -169,13 +169,19 @@ def test_every_byte_of_a_record_body_is_covered_by_the_hash() -> None:
             assert only_break(check(tampered), table) == (FaultKind.CHANGED, seq), (seq, i)
 
 
+def _paid_more(body: bytes) -> bytes:
+    """A settled bet's body that pays one unit more: the change a forger who keeps the difference makes."""
+    event = decode_record(body).event
+    assert isinstance(event, BetSettled)
+    more = body.replace(f'"payout":{event.payout},'.encode(), f'"payout":{event.payout + 1},'.encode())
+    assert more != body
+    return more
+
+
 def test_a_changed_payout_is_a_changed_record() -> None:
     table = TABLES[1]
     seq = next(i + 1 for i, r in enumerate(table.records) if isinstance(r.event, BetSettled) and r.event.payout)
-    body = bytes(record(clean(), table, seq).body)
-    payout = decode_record(body).event.payout  # type: ignore[union-attr]
-    more = body.replace(f'"payout":{payout},'.encode(), f'"payout":{payout + 1},'.encode())
-    assert more != body
+    more = _paid_more(bytes(record(clean(), table, seq).body))
     tampered = changed(clean(), table, seq, _with_body(more))
     assert only_break(check(tampered), table) == (FaultKind.CHANGED, seq)
 
@@ -233,6 +239,24 @@ def _linked(template: RecordLine, body: bytes) -> RecordLine:
 def _other_bytes(body: bytes) -> bytes:
     """The same record in other bytes (a space before a key): a record that was never chained."""
     return body.replace(b',"table_id"', b', "table_id"', 1)
+
+
+def test_a_record_changed_and_rehashed_without_checkpoints_is_named_by_its_successors_link() -> None:
+    # A forger who holds the file drops the checkpoint lines (which would name the change) and re-hashes the record
+    # they changed from its own prev_hash, so it checks alone. Only its successor, left as it was, gives it away: that
+    # record's prev_hash is still the old hash. The verifier names the changed record, not the successor.
+    table = TABLES[1]
+    seq = next(i + 1 for i, r in enumerate(table.records) if isinstance(r.event, BetSettled) and r.event.payout)
+    assert seq < len(table.records)  # a successor to hold the old link
+    lines = [x for x in clean() if type(x) is not CheckpointLine]
+    tampered = changed(lines, table, seq, lambda line: _linked(line, _paid_more(bytes(line.body))))
+    assert record(tampered, table, seq + 1) == record(lines, table, seq + 1)
+    report = check(tampered)
+    assert report.checkpoints == 0
+    assert only_break(report, table) == (FaultKind.CHANGED, seq)
+    assert report.faults[0].detail == (
+        f"seq {seq + 1} links to another record than seq {seq}: seq {seq} was changed and re-hashed"
+    )
 
 
 def test_an_inserted_record_that_claims_a_seq_is_inserted() -> None:
