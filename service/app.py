@@ -32,7 +32,7 @@ from service.db.app_login import unsafe_role
 from service.db.unit_of_work import Runner
 from service.errors import exception_handlers
 from service.observability import configuration_metrics, logs, metrics
-from service.runtime import metrics_server, sweeper
+from service.runtime import lean_routes, metrics_server, sweeper
 from service.settings import Settings, check_can_serve
 
 
@@ -67,11 +67,12 @@ async def _refuse_unsafe_role(pool: asyncpg.Pool) -> None:
         raise UnsafeDatabaseRole(f"refusing to serve: {problem}")
 
 
-def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True) -> Litestar:
-    """The whole service for one set of settings and one clock; tests build it the same way with a clock they move."""
+def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool = True, lean: bool = True) -> Litestar:
+    """The whole service for one set of settings and one clock; tests build it the same way with a clock they move.
+    `lean=False` answers the hot routes by their Litestar handlers, for the test that compares the two paths."""
     check_can_serve(settings)
     logs.configure(settings.log_level)  # before the build: the request log binds its logger then
-    app = build_app(settings.max_body_bytes)
+    app = build_app(settings.max_body_bytes, lean=lean)
     app.state.wiring = Wiring(settings=settings, clock=clock, sweep=sweep)
     return app
 
@@ -97,8 +98,9 @@ def rewire(app: Litestar, settings: Settings, *, clock: Clock = system_clock, sw
     app.state.wiring = Wiring(settings=settings, clock=clock, sweep=sweep)
 
 
-def build_app(max_body_bytes: int) -> Litestar:
+def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
     """The routes, middleware and lifespan; the settings and clock it starts with are on `app.state.wiring`."""
+    rounds = round_routes.handlers if lean else [lean_routes.by_handler(handler) for handler in round_routes.handlers]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -133,7 +135,7 @@ def build_app(max_body_bytes: int) -> Litestar:
         path="/v1",
         route_handlers=[
             Router(path="/", route_handlers=table_routes.handlers, tags=["tables"]),
-            Router(path="/", route_handlers=round_routes.handlers, tags=["rounds"]),
+            Router(path="/", route_handlers=rounds, tags=["rounds"]),
             Router(path="/", route_handlers=[*audit_routes.handlers, *audit_record_routes.handlers], tags=["audit"]),
             Router(path="/", route_handlers=recall_routes.handlers, tags=["recall"]),
             Router(path="/", route_handlers=report_routes.handlers, tags=["reports"]),

@@ -11,6 +11,7 @@ problem document either way.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ from litestar import Request
 from litestar._asgi.utils import wrap_in_exception_handler  # Litestar's own wrapping of a route (pinned version)
 from litestar.handlers import HTTPRouteHandler
 from litestar.middleware import DefineMiddleware
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, Middleware, Receive, Scope, Send
 
 from service.db.unit_of_work import Reply
 
@@ -52,3 +53,19 @@ def _lean_route(app: ASGIApp, answer: Answer) -> ASGIApp:
         await send({"type": "http.response.body", "body": reply.body, "more_body": False})
 
     return wrap_in_exception_handler(route)
+
+
+def is_lean(middleware: Middleware) -> bool:
+    """Whether a route's middleware is `answered_by`'s: the one that answers the route instead of its handler."""
+    return isinstance(middleware, DefineMiddleware) and middleware.middleware is _lean_route
+
+
+def by_handler(handler: HTTPRouteHandler) -> HTTPRouteHandler:
+    """The same route answered by its Litestar handler (a copy without `answered_by`): the path the lean one must
+    match byte for byte, which an app built with `lean=False` serves for the tests that compare the two."""
+    own = handler.middleware or []
+    if not any(is_lean(middleware) for middleware in own):
+        return handler
+    plain = copy.copy(handler)  # as Litestar copies a handler it registers; the original keeps its middleware
+    plain.middleware = [middleware for middleware in own if not is_lean(middleware)]
+    return plain

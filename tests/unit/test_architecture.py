@@ -278,3 +278,86 @@ def test_red_dog_and_in_between_are_rooms_of_their_own_that_share_only_the_core_
 def test_the_service_keeps_at_most_twelve_modules_at_its_top_level() -> None:
     top = sorted(path.name for path in (ROOT / "service").glob("*.py"))
     assert len(top) <= MAX_TOP_LEVEL_SERVICE_MODULES, top
+
+
+# Framework internals (litestar's and uvicorn's private modules, uvicorn's protocol and supervisor classes, the ASGI
+# scope's "route_handler" that Litestar keeps there) live in one room, pinned to the tested minor series
+# (tests/unit/test_framework_pins.py) and compared with the framework's own path (tests/api/test_lean_path.py).
+INTERNALS_ROOM = ROOT / "service" / "runtime"
+FRAMEWORKS = {"litestar", "uvicorn"}
+INTERNAL_MODULES = ("uvicorn.protocols", "uvicorn.supervisors")
+SCOPE_KEYS = {"route_handler"}
+
+
+def is_internal(dotted: str) -> bool:
+    """A dotted name inside a framework's internals: a private module or name, or uvicorn's protocols/supervisors."""
+    parts = dotted.split(".")
+    private = any(part.startswith("_") for part in parts[1:])
+    inside = any(dotted == module or dotted.startswith(module + ".") for module in INTERNAL_MODULES)
+    return parts[0] in FRAMEWORKS and (private or inside)
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """`a.b.c` for an attribute chain on a plain name (`uvicorn.protocols.http`), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and (base := dotted_name(node.value)) is not None:
+        return f"{base}.{node.attr}"
+    return None
+
+
+def internal_names(node: ast.AST) -> list[str]:
+    """The framework internals one syntax node names: by import, by attribute chain, or as a string."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if is_internal(alias.name)]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
+        if is_internal(node.module):
+            return [node.module]
+        return [f"{node.module}.{alias.name}" for alias in node.names if is_internal(f"{node.module}.{alias.name}")]
+    if isinstance(node, ast.Attribute) and (name := dotted_name(node)) is not None and is_internal(name):
+        entered = not is_internal(dotted_name(node.value) or "")  # a chain is named once, where it enters them
+        return [name] if entered else []
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value] if node.value in SCOPE_KEYS or is_internal(node.value) else []
+    return []
+
+
+def framework_internals(source: str) -> list[str]:
+    """Every use of a framework's internals in a module, with its line, in line order."""
+    found = [
+        (getattr(node, "lineno", 0), name) for node in ast.walk(ast.parse(source)) for name in internal_names(node)
+    ]
+    return [f"{line}: {name}" for line, name in sorted(found)]
+
+
+def test_framework_internals_are_used_only_in_the_runtime_room() -> None:
+    outside = {
+        str(path.relative_to(ROOT)): uses
+        for path in modules("service")
+        if INTERNALS_ROOM not in path.parents and (uses := framework_internals(path.read_text(encoding="utf-8")))
+    }
+    assert outside == {}
+
+
+def test_the_internals_scan_finds_the_runtime_room_s_own_uses_and_each_kind_of_use() -> None:
+    def uses(name: str) -> list[str]:
+        return framework_internals((INTERNALS_ROOM / name).read_text(encoding="utf-8"))
+
+    assert any("litestar._asgi.utils" in use for use in uses("lean_routes.py"))
+    assert any(use.endswith(": route_handler") for use in uses("lean_routes.py"))
+    assert any("uvicorn.protocols.http.httptools_impl" in use for use in uses("http_protocol.py"))
+    assert any("uvicorn.supervisors.multiprocess" in use for use in uses("workers.py"))
+    source = (
+        "import uvicorn.supervisors\nfrom litestar import _signature\nfrom litestar.middleware._internal import x\n"
+        "import uvicorn\nuvicorn.protocols.http.h11_impl.H11Protocol\nscope['route_handler']; litestar.app._x\n"
+        "importlib.import_module('litestar._kwargs')\nfrom litestar import Litestar\nimport uvicorn.config\n"
+    )
+    assert framework_internals(source) == [
+        "1: uvicorn.supervisors",
+        "2: litestar._signature",
+        "3: litestar.middleware._internal",
+        "5: uvicorn.protocols",
+        "6: litestar.app._x",
+        "6: route_handler",
+        "7: litestar._kwargs",
+    ]
