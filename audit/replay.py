@@ -282,7 +282,8 @@ class Replayer:
         assert opened is not None
         if self.states is not None:
             self.states[recorded.round_id] = state_of(recorded)
-        if not self.rerun:
+        if not self.rerun:  # a rollback later in the chain must still reach the state kept here
+            self._keep_for_a_rollback(recorded, shoe, matched=True)
             return shoe.position + recorded.card_count()
         table = self.tables.get(recorded.table_id)
         settings = None if table is None else table.settings
@@ -327,8 +328,8 @@ class Replayer:
         done = self.finished.pop(event.round_id)
         recorded, opened = done.recorded, done.recorded.opened
         assert opened is not None
-        self.stats.remove(opened.paytable, opened.decks, recorded.test, recorded.events)
-        if self.rerun:
+        if self.rerun:  # only a re-run counted the round
+            self.stats.remove(opened.paytable, opened.decks, recorded.test, recorded.events)
             self.replayed -= 1
             self.matched -= done.matched
         recorded.events.append(event)

@@ -224,5 +224,9 @@ async def test_rolled_back_rounds_replay_and_reconcile_from_their_records(databa
         report = json.loads(out)
         # Every round re-run once, rollbacks included (two came after their round's shoe was revealed), none partial.
         assert (report["rounds"], report["matched"], report["partial_rounds"], report["test_rounds"]) == (4, 4, 0, 4)
+        # verify only folds the records into states, re-running nothing: a rollback after its shoe's reveal too.
+        code, out, err = await reddog(url, "audit", "verify", "--db")
+        assert code == 0, (out, err)
+        assert "every stored round matches its records" in err
         code, out, err = await reddog(url, "audit-verify")
         assert code == 0, (out, err)
