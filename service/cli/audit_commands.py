@@ -21,7 +21,7 @@ from audit.export_format import Line, encode_line
 from audit.replay import Replayer
 from audit.verify_export import ExportVerifier
 from service.chains.audit_export import Scope, export_lines, export_total
-from service.chains.round_reconcile import RoundDifference, reconcile_rounds
+from service.chains.round_reconcile import RoundsReport, reconcile_stored_rounds
 from service.cli.database_setup import database_url, settings_or_exit
 
 BATCH = 2000
@@ -113,9 +113,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             folder.feed(batch)
         report = checker.report()
         audit_cli.print_verify(report, as_json=args.json)
-        differences = await reconcile_rounds(conn, folder.recorded_states())
-        _print_differences(differences)
-        return 0 if report.ok and not differences else 1
+        rounds = await reconcile_stored_rounds(conn, folder.recorded_rounds())
+        _print_rounds(rounds)
+        return 0 if report.ok and rounds.ok else 1
 
     return _run(work)
 
@@ -130,16 +130,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
             replayer.feed(batch)
         report = replayer.report()
         audit_cli.print_replay(report, as_json=args.json)
-        differences = await reconcile_rounds(conn, replayer.recorded_states())
-        _print_differences(differences)
-        return 0 if report.ok and not differences else 1
+        rounds = await reconcile_stored_rounds(conn, replayer.recorded_rounds())
+        _print_rounds(rounds)
+        return 0 if report.ok and rounds.ok else 1
 
     return _run(work)
 
 
-def _print_differences(differences: list[RoundDifference]) -> None:
+def _print_rounds(rounds: RoundsReport) -> None:
     """The reconciliation on stderr, so `--json` keeps stdout one JSON object."""
+    differences = rounds.differences
     for difference in differences[: audit_cli.LISTED]:
         print(f"  STORED ROUND DIFFERS {difference.round_id}: {difference.detail}", file=sys.stderr)
-    verdict = "every stored round matches its records" if not differences else f"{len(differences)} DIFFER"
-    print(f"reconciled stored rounds with their records: {verdict}", file=sys.stderr)
+    if len(differences) > audit_cli.LISTED:
+        print(f"  ... and {len(differences) - audit_cli.LISTED} more", file=sys.stderr)
+    verdict = "every stored round matches its records" if rounds.ok else f"{len(differences)} DIFFER"
+    skipped = f" ({rounds.unreadable} with pre-schema-2 records not reconciled)" if rounds.unreadable else ""
+    print(f"reconciled {rounds.checked} stored rounds with their records{skipped}: {verdict}", file=sys.stderr)
