@@ -90,11 +90,6 @@ def _stored(record: asyncpg.Record) -> StoredGame:
     return StoredGame(game=_decode(record["state"]), shoe=decode_shoe(record["shoe"]), head=head)
 
 
-async def select_game_ids(conn: Conn) -> list[UUID]:
-    """Every game's id (every game's audit chain), oldest first."""
-    return [r["game_id"] for r in await conn.fetch("SELECT game_id FROM inbetween_games ORDER BY started_at, game_id")]
-
-
 def append(
     game_id: UUID, head: AuditHead, events: Sequence[InBetweenEvent], *, test: bool, now: datetime
 ) -> tuple[list[Statement], AuditHead]:
