@@ -23,8 +23,11 @@ from audit.verify_export import ExportVerifier, VerifyReport
 LISTED = 50  # faults or mismatches printed as text; --json lists every one
 
 
-def add_verify(sub: Any) -> argparse.ArgumentParser:
-    p: argparse.ArgumentParser = sub.add_parser("verify", help="verify an audit export: chains, columns, checkpoints")
+def add_verify(
+    sub: Any, name: str = "verify", summary: str = "verify an audit export: chains, columns, checkpoints"
+) -> argparse.ArgumentParser:
+    """The verify command's arguments, defined once: `reddog audit-verify`, its alias, gets these same ones."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=summary)
     p.add_argument("file", nargs="?", help="the export (JSON Lines) to check")
     p.add_argument("--public-key", metavar="KEY", help="the checkpoint verifier key, or a file holding it")
     p.add_argument(

@@ -1,13 +1,13 @@
 """Canonical record bytes and the per-table sha256 hash chain over them.
 
 The chain is generic: a record's `event` is any msgspec Struct (the game's tagged events); this module needs only
-the envelope to hash, link and verify, so it imports no other project package.
+the envelope to hash and link, so it imports no other project package. The one check of a chain is
+`audit/chain_check.py` (fed by `audit/verify_export.py`, from an export, the database or a chain's links).
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Generic, TypeVar
@@ -67,13 +67,6 @@ class Link(msgspec.Struct, frozen=True, kw_only=True):
     body: bytes
 
 
-class ChainReport(msgspec.Struct, frozen=True, kw_only=True):
-    ok: bool
-    records: int
-    head: str
-    error: str | None = None
-
-
 # Sorted keys, no whitespace, UTF-8 as is: the same record always gives the same bytes.
 _encoder = msgspec.json.Encoder(order="sorted")
 _decoder = msgspec.json.Decoder(Envelope)
@@ -101,31 +94,3 @@ def extend(head: bytes, records: Iterable[Record[E]]) -> list[Link]:
         links.append(Link(seq=record.seq, prev_hash=head, hash=digest, body=body))
         head = digest
     return links
-
-
-def verify(links: Iterable[Link], *, table_id: str | None = None) -> ChainReport:
-    """Check a whole chain: gap-free seq from 1, every prev_hash links, every hash recomputes, bodies decode."""
-    head, count = GENESIS, 0
-    for link in links:
-        count += 1
-        problem = _check(link, head, count, table_id)
-        if problem is not None:
-            return ChainReport(ok=False, records=count - 1, head=head.hex(), error=problem)
-        head = link.hash
-    return ChainReport(ok=True, records=count, head=head.hex())
-
-
-def _check(link: Link, head: bytes, expected_seq: int, table_id: str | None) -> str | None:
-    if link.seq != expected_seq:
-        return f"seq {link.seq} where {expected_seq} was expected (a gap or a reorder)"
-    if not hmac.compare_digest(link.prev_hash, head):
-        return f"seq {link.seq}: prev_hash does not match the previous record's hash"
-    if not hmac.compare_digest(link_hash(head, link.body), link.hash):
-        return f"seq {link.seq}: hash does not match the record's bytes"
-    try:
-        record = envelope(link.body)
-    except msgspec.DecodeError as exc:
-        return f"seq {link.seq}: body does not decode: {exc}"
-    if record.seq != link.seq or (table_id is not None and record.table_id != table_id):
-        return f"seq {link.seq}: the body names seq {record.seq} of table {record.table_id}"
-    return None

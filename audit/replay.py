@@ -8,6 +8,7 @@ against its commitment, the order against a real shoe, the cut card against the 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -18,6 +19,7 @@ from audit.collector import collector_paused
 from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
 from audit.records import decode_record
 from audit.replay_stats import GroupSummary, ReplayStats
+from audit.round_checks import record_problems
 from audit.round_rerun import (
     RecordedRound,
     paytable_problem,
@@ -83,6 +85,14 @@ class ReplayReport(msgspec.Struct, frozen=True, kw_only=True):
     system_records: int = 0  # the system chain's: verified by `verify`; no rounds in them
 
 
+class RecordedRounds(msgspec.Struct, frozen=True, kw_only=True):
+    """What the records say of every round they open: what each stored round must be, and what they contradict."""
+
+    states: dict[str, Round]  # round id -> the state its records fold to
+    problems: dict[str, list[str]]  # round id -> how its records contradict each other (rounds with none left out)
+    unreadable: frozenset[str]  # rounds with records from before schema 2: untyped, so not folded
+
+
 ROLLBACK_WINDOW = timedelta(days=7)  # the longest grace period RD_ROLLBACK_GRACE_SECONDS allows
 PRUNE_AT = 50_000  # rounds kept for a late rollback before the older ones are let go
 
@@ -109,6 +119,9 @@ class Replayer:
         self.stats = ReplayStats()
         self.replayed = self.matched = self.partial = self.schema1 = self.system = 0
         self.states: dict[str, Round] | None = {} if keep_states else None  # the recorded state of every round
+        self.problems: dict[str, list[str]] = {}  # (keep_states) how each finished round's records contradict
+        self.opened_again: Counter[str] = Counter()  # round_opened records past a round's first
+        self.schema1_rounds: set[str] = set()  # rounds with untyped records
         self.rerun = rerun  # False: only read the rounds (their recorded states), re-run none
 
     def feed(self, lines: Iterable[Line | BadLine]) -> None:
@@ -210,6 +223,8 @@ class Replayer:
             schema = 0
         if schema == 1:
             self.schema1 += 1
+            if line.round_id is not None:
+                self.schema1_rounds.add(line.round_id)
             return
         self._mismatch(line.table_id, line.round_id, f"seq {line.seq}: the body is not a record of a known kind: {exc}")
 
@@ -234,6 +249,9 @@ class Replayer:
             self._mismatch(table_id, event.round_id, problem)
 
     def _opened(self, table_id: str, event: RoundOpened, test: bool) -> None:
+        if self._was_opened(event.round_id):
+            self.opened_again[event.round_id] += 1
+            self._mismatch(table_id, event.round_id, "round_opened again: the round was opened before")
         recorded = RecordedRound(event.round_id, table_id, test)
         recorded.opened = event
         recorded.events.append(event)
@@ -246,6 +264,12 @@ class Replayer:
         shoe.rounds.append(recorded)
         for problem in on_opened(shoe, event):
             self._mismatch(table_id, event.round_id, problem)
+
+    def _was_opened(self, round_id: str) -> bool:
+        earlier = self.rounds.get(round_id)
+        if earlier is not None and earlier.opened is not None:
+            return True
+        return round_id in self.finished or (self.states is not None and round_id in self.states)
 
     def _revealed(self, table_id: str, event: ShoeRevealed) -> None:
         shoe = self.shoes.pop(event.commitment, None) or ShoeTrack(None)
@@ -282,7 +306,9 @@ class Replayer:
         assert opened is not None
         if self.states is not None:
             self.states[recorded.round_id] = state_of(recorded)
-        if not self.rerun:
+            self.problems[recorded.round_id] = record_problems(recorded)
+        if not self.rerun:  # a rollback later in the chain must still reach the state kept here
+            self._keep_for_a_rollback(recorded, shoe, matched=True)
             return shoe.position + recorded.card_count()
         table = self.tables.get(recorded.table_id)
         settings = None if table is None else table.settings
@@ -327,21 +353,28 @@ class Replayer:
         done = self.finished.pop(event.round_id)
         recorded, opened = done.recorded, done.recorded.opened
         assert opened is not None
-        self.stats.remove(opened.paytable, opened.decks, recorded.test, recorded.events)
-        if self.rerun:
+        if self.rerun:  # only a re-run counted the round
+            self.stats.remove(opened.paytable, opened.decks, recorded.test, recorded.events)
             self.replayed -= 1
             self.matched -= done.matched
         recorded.events.append(event)
         recorded.rolled_back = event
         self._replay_round(recorded, done.shoe)
 
-    def recorded_states(self) -> dict[str, Round]:
-        """Every round's state as its records describe it (`keep_states`): what the stored rounds must equal."""
-        states = dict(self.states or {})
+    def recorded_rounds(self) -> RecordedRounds:
+        """Every round as its records describe it (`keep_states`): what the stored rounds must equal."""
+        states, problems = dict(self.states or {}), dict(self.problems)
         for recorded in self.rounds.values():
             if recorded.opened is not None:
                 states[recorded.round_id] = state_of(recorded)
-        return states
+                problems[recorded.round_id] = record_problems(recorded)
+        for round_id, again in self.opened_again.items():
+            problems[round_id] = [f"{again + 1} round_opened records, not 1", *problems.get(round_id, [])]
+        return RecordedRounds(
+            states=states,
+            problems={round_id: found for round_id, found in problems.items() if found},
+            unreadable=frozenset(self.schema1_rounds),
+        )
 
     def report(self) -> ReplayReport:
         open_rounds = sum(1 for r in self.rounds.values() if not r.finished and r.opened is not None)

@@ -8,11 +8,11 @@ inserted, truncated); checks that do not depend on the order (columns, checkpoin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 import msgspec
 
-from audit.chain import Envelope
+from audit.chain import Envelope, Link, envelope
 from audit.chain_check import ChainCheck, Fault, FaultKind
 from audit.checkpoint import Checkpoint, parse_checkpoint_text
 from audit.export_format import (
@@ -29,7 +29,7 @@ from audit.export_format import (
 )
 from audit.signed_note import NoteError, Verifier, open_note, parse_note
 
-__all__ = ["ExportVerifier", "Fault", "FaultKind", "TableSummary", "VerifyReport", "verify_lines"]
+__all__ = ["ExportVerifier", "Fault", "FaultKind", "TableSummary", "VerifyReport", "verify_lines", "verify_links"]
 
 
 class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,6 +67,45 @@ class _EnvelopeLine(msgspec.Struct, frozen=True, kw_only=True, tag="record", tag
     test: bool
     encoding: str
     body: Envelope
+
+
+class _LinkColumns(msgspec.Struct, frozen=True, kw_only=True):
+    """A link read as a record line: a link has no columns, so each is its body's own and only the chain is checked."""
+
+    seq: int
+    prev_hash: str
+    hash: str
+    recorded_at: datetime
+    kind: str = ""
+    round_id: str | None = None
+    bet_id: str | None = None
+    test: bool = False
+
+
+_NO_TIME = datetime.min.replace(tzinfo=UTC)  # a body without a readable time: the chain check names it
+
+
+def _link_columns(link: Link) -> tuple[_LinkColumns, Envelope | None]:
+    """The link as a record line, and its body read as an envelope (None: it is no record; the check says so)."""
+    try:
+        body: Envelope | None = envelope(link.body)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        body = None
+    columns = _LinkColumns(seq=link.seq, prev_hash=link.prev_hash.hex(), hash=link.hash.hex(), recorded_at=_NO_TIME)
+    if body is None:
+        return columns, None
+    keys = body.keys
+    columns = msgspec.structs.replace(
+        columns, recorded_at=_time_of(body), kind=keys.kind, round_id=keys.round_id, bet_id=keys.bet_id, test=body.test
+    )
+    return columns, body
+
+
+def _time_of(body: Envelope) -> datetime:
+    try:
+        return datetime.fromisoformat(body.recorded_at)
+    except ValueError:
+        return _NO_TIME
 
 
 _envelope_line = msgspec.json.Decoder(_EnvelopeLine)
@@ -118,6 +157,13 @@ class ExportVerifier:
                         chain.record(line, body, line.body)
                         continue
             self._decode_other(data)
+
+    def feed_links(self, table_id: str, links: Iterable[Link]) -> None:
+        """A chain known only by its links (no head, no columns): its seqs, links, hashes, bodies and times."""
+        chain = self.chain(table_id)
+        for link in links:
+            columns, body = _link_columns(link)
+            chain.record(columns, link.body, body)
 
     def _decode_other(self, data: bytes) -> None:
         try:
@@ -222,4 +268,11 @@ def verify_lines(lines: Iterable[Line | BadLine], verifier: Verifier | None = No
     """The whole check over an export's lines."""
     checker = ExportVerifier(verifier)
     checker.feed(lines)
+    return checker.report()
+
+
+def verify_links(table_id: str, links: Iterable[Link]) -> VerifyReport:
+    """The same check over one chain's links, as the service and the tests hold them in memory."""
+    checker = ExportVerifier()
+    checker.feed_links(table_id, links)
     return checker.report()

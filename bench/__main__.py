@@ -31,7 +31,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--capture-rounds", type=int, default=40, help="real rounds whose SQL the ceiling replays")
     p.add_argument("--ceiling-connections", type=int, default=None, help="pgbench clients (default: --clients)")
     p.add_argument("--seed-rounds", type=int, default=int(_env_number("BENCH_SEED_ROUNDS", 0)))
-    p.add_argument("--no-cli", action="store_true", help="skip timing reddog rtp / simulate / audit-verify")
+    p.add_argument("--no-cli", action="store_true", help="skip timing reddog rtp / simulate / audit verify|replay --db")
     p.add_argument("--no-record", action="store_true", help="print only; write no results file or docs row")
     p.add_argument("--keep", action="store_true", help="keep the databases, logs and pgbench scripts to inspect")
     return p.parse_args(argv)

@@ -38,10 +38,6 @@ def _simulated(_: str, __: int) -> int:
     return SIMULATED_ROUNDS
 
 
-def _records(_: str, records: int) -> int:
-    return records
-
-
 def _reported(field: str) -> Callable[[str, int], int]:
     """The count a `--json` report gives for `field` (records verified, rounds re-run); 0 if there is none."""
 
@@ -65,7 +61,6 @@ COMMANDS = (
         unit="rounds",
         units=_simulated,
     ),
-    Timed(name="audit-verify", args=("audit-verify",), needs_database=True, unit="records", units=_records),
     Timed(
         name="audit verify --db",
         args=("audit", "verify", "--db", "--json"),

@@ -269,7 +269,7 @@ async def measure_seeded(ctx: Context, product_url: str) -> dict[str, Any]:
 
 
 async def time_cli(product_url: str) -> list[cli_timings.Timing]:
-    """The CLI tools, with audit-verify over the product run's chains (they must verify: exit code 0)."""
+    """The CLI tools, with `audit verify --db` over the product run's chains (they must verify: exit code 0)."""
     step("timing the command-line tools")
     conn = await asyncpg.connect(product_url)
     try:

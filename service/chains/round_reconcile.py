@@ -1,21 +1,19 @@
 """Reconcile every stored round with its audit records: the `rounds` row must be exactly what its records say.
 
 The records are the evidence and the row is what the service acts on (it settles from it, shows it, pays from it);
-a row changed without its records, or records with no row, is a fault either way. The recorded states come from
-`audit.replay.Replayer(keep_states=True).recorded_states()`.
-
-The security work (issue 7) adds `reconcile_rounds(conn) -> RoundsReport` to `chains/audit_verify.py` at the same
-time, comparing the status column and the fields a bet settles with. This one compares the whole state (cards,
-times, spread, decisions too) from the states the replay already folded, and the status column; the CLI calls it
-in one place (`service/cli/audit_commands.py`), so either can replace the other on merge.
+a row changed without its records, or records with no row, is a fault either way. What the records say comes from
+`audit.replay.Replayer(keep_states=True).recorded_rounds()`: the state each round's records fold to, compared whole
+(cards, times, spread, decisions, every bet) with the row's state and its status column, and the ways a round's
+records contradict each other, which no row could match.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Any
 
 import msgspec
 
+from audit.replay import RecordedRounds
 from paytables.red_dog.round import Round
 from service.db import Conn
 
@@ -27,48 +25,77 @@ class RoundDifference(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
 
 
-async def reconcile_rounds(conn: Conn, recorded: Mapping[str, Round]) -> list[RoundDifference]:
-    """Every stored round against the state its records describe, and every recorded round against its row."""
+class RoundsReport(msgspec.Struct, frozen=True, kw_only=True):
+    checked: int  # stored rounds read
+    differences: list[RoundDifference]
+    unreadable: int = 0  # stored rounds with records from before schema 2, whose untyped payloads are not folded
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences
+
+
+async def reconcile_stored_rounds(conn: Conn, recorded: RecordedRounds) -> RoundsReport:
+    """Every stored round against the state its records describe, and every recorded round against its row; the
+    caller holds the snapshot the records were read in."""
     differences: list[RoundDifference] = []
     seen: set[str] = set()
+    unreadable = 0
     async for row in conn.cursor("SELECT round_id, status, state FROM rounds ORDER BY round_id", prefetch=2000):
         round_id = str(row["round_id"])
         seen.add(round_id)
-        try:
-            stored = _decode(row["state"])
-        except msgspec.DecodeError as exc:
-            differences.append(RoundDifference(round_id=round_id, detail=f"its stored state does not decode: {exc}"))
+        if round_id in recorded.unreadable:
+            unreadable += 1
             continue
-        expected = recorded.get(round_id)
-        if expected is None:
-            differences.append(RoundDifference(round_id=round_id, detail="stored, but no round_opened record names it"))
-        else:
-            if stored != expected:
-                differences.append(RoundDifference(round_id=round_id, detail=describe(stored, expected)))
-            if row["status"] != expected.status.value:  # the column the sweeper and the lists select by
-                detail = f"its status column is {row['status']!r}, its records say {expected.status.value!r}"
-                differences.append(RoundDifference(round_id=round_id, detail=detail))
+        differences.extend(
+            RoundDifference(round_id=round_id, detail=detail)
+            for detail in _row_differences(row["status"], row["state"], recorded.states.get(round_id))
+        )
     differences.extend(
         RoundDifference(round_id=round_id, detail="its records open a round that is not stored")
-        for round_id in sorted(set(recorded) - seen)
+        for round_id in sorted(set(recorded.states) - seen)
     )
-    return differences
+    differences.extend(
+        RoundDifference(round_id=round_id, detail=f"its records contradict each other: {problem}")
+        for round_id, problems in sorted(recorded.problems.items())
+        for problem in problems
+    )
+    return RoundsReport(checked=len(seen), differences=differences, unreadable=unreadable)
+
+
+def _row_differences(status: str, state: str | bytes, expected: Round | None) -> list[str]:
+    """How one row (its status column and its stored state) differs from what its records describe."""
+    try:
+        stored = _decode(state)
+    except msgspec.DecodeError as exc:
+        return [f"its stored state does not decode: {exc}"]
+    if expected is None:
+        return ["stored, but no round_opened record names it"]
+    found = [] if stored == expected else [describe(stored, expected)]
+    if status != expected.status.value:  # the column the sweeper and the lists select by
+        found.append(f"its status column is {status!r}, its records say {expected.status.value!r}")
+    return found
 
 
 def describe(stored: Round, recorded: Round) -> str:
-    """Which fields differ, bet by bet: what a reviewer needs to find the change."""
+    """Which fields differ, bet by bet, as the stored JSON spells them: what a reviewer needs to find the change."""
     parts = []
-    mine, theirs = msgspec.structs.asdict(stored), msgspec.structs.asdict(recorded)
+    mine, theirs = _fields(stored), _fields(recorded)
     for name, value in mine.items():
         if name != "bets" and value != theirs[name]:
             parts.append(f"{name} stored {value!r}, recorded {theirs[name]!r}")
     if len(stored.bets) != len(recorded.bets):
         parts.append(f"{len(stored.bets)} bets stored, {len(recorded.bets)} recorded")
     for a, b in zip(stored.bets, recorded.bets, strict=False):
-        bet_a, bet_b = msgspec.structs.asdict(a), msgspec.structs.asdict(b)
+        bet_a, bet_b = _fields(a), _fields(b)
         parts.extend(
             f"bet {a.bet_id} {name} stored {value!r}, recorded {bet_b[name]!r}"
             for name, value in bet_a.items()
             if value != bet_b[name]
         )
     return "; ".join(parts) or "the stored state differs from the records"
+
+
+def _fields(value: msgspec.Struct) -> dict[str, Any]:
+    """Every field, unset ones too, with enums, times and nested Structs as plain JSON values."""
+    return {name: msgspec.to_builtins(getattr(value, name)) for name in value.__struct_fields__}

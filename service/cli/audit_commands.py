@@ -1,7 +1,8 @@
 """`reddog audit export|verify|replay`: the offline tools of `audit/audit_cli.py`, plus what needs the database.
 
-`export` writes the export file; `verify --db` and `replay --db` read the same lines straight from `DATABASE_URL`
-in one read-only snapshot, and then reconcile every stored round with its records.
+`export` writes the export file; `verify --db` is the one check of the whole database (`chains/audit_verify.py`:
+every chain, to its last record, and every stored round), and `replay --db` re-runs the export's rounds straight from
+`DATABASE_URL`; each in one read-only snapshot. `audit-verify` is an older name for `audit verify --db`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from audit.export_format import Line, encode_line
 from audit.replay import Replayer
 from audit.verify_export import ExportVerifier
 from service.chains.audit_export import Scope, export_lines, export_total
-from service.chains.round_reconcile import RoundDifference, reconcile_rounds
+from service.chains.audit_verify import verify_database
+from service.chains.round_reconcile import RoundsReport, reconcile_stored_rounds
 from service.cli.database_setup import database_url, settings_or_exit
 
 BATCH = 2000
@@ -39,6 +41,17 @@ def register(sub: Any) -> None:
         command = add(actions)
         command.add_argument("--db", action="store_true", help="read DATABASE_URL (read-only) instead of a FILE")
         command.set_defaults(handler=cmd_verify if add is audit_cli.add_verify else cmd_replay)
+    alias = audit_cli.add_verify(sub, "audit-verify", "an alias of `reddog audit verify --db`")
+    alias.set_defaults(handler=cmd_audit_verify, db=True)
+
+
+ALIAS_NOTE = "reddog: audit-verify is an alias of `reddog audit verify --db`"
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    """The old name, kept for the scripts that call it: says what it is, then runs exactly `audit verify --db`."""
+    print(ALIAS_NOTE, file=sys.stderr)
+    return cmd_verify(args)
 
 
 def _time(text: str) -> datetime:
@@ -103,26 +116,29 @@ async def _batches(conn: asyncpg.Connection) -> AsyncIterator[list[Line]]:
 def cmd_verify(args: argparse.Namespace) -> int:
     if not args.db:
         return audit_cli.run_verify(args)
+    _no_file(args)
+    checker = ExportVerifier(audit_cli.verifier_of(args.public_key))
+    audit_cli.keep_checkpoints(checker, args.kept)
 
     async def work(conn: asyncpg.Connection) -> int:
-        checker = ExportVerifier(audit_cli.verifier_of(args.public_key))
-        audit_cli.keep_checkpoints(checker, args.kept)
-        folder = Replayer(keep_states=True, rerun=False)
-        async for batch in _batches(conn):
-            checker.feed(batch)
-            folder.feed(batch)
-        report = checker.report()
-        audit_cli.print_verify(report, as_json=args.json)
-        differences = await reconcile_rounds(conn, folder.recorded_states())
-        _print_differences(differences)
-        return 0 if report.ok and not differences else 1
+        report = await verify_database(conn, checker)
+        audit_cli.print_verify(report.chains, as_json=args.json)
+        _print_rounds(report.rounds)
+        return 0 if report.ok else 1
 
     return _run(work)
+
+
+def _no_file(args: argparse.Namespace) -> None:
+    """`--db` reads the database: a FILE beside it would be silently left unchecked, so it is refused."""
+    if args.file:
+        raise SystemExit(f"reddog audit: --db reads DATABASE_URL, not {args.file}: give a FILE or --db")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     if not args.db:
         return audit_cli.run_replay(args)
+    _no_file(args)
 
     async def work(conn: asyncpg.Connection) -> int:
         replayer = Replayer(keep_states=True)
@@ -130,16 +146,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
             replayer.feed(batch)
         report = replayer.report()
         audit_cli.print_replay(report, as_json=args.json)
-        differences = await reconcile_rounds(conn, replayer.recorded_states())
-        _print_differences(differences)
-        return 0 if report.ok and not differences else 1
+        rounds = await reconcile_stored_rounds(conn, replayer.recorded_rounds())
+        _print_rounds(rounds)
+        return 0 if report.ok and rounds.ok else 1
 
     return _run(work)
 
 
-def _print_differences(differences: list[RoundDifference]) -> None:
+def _print_rounds(rounds: RoundsReport) -> None:
     """The reconciliation on stderr, so `--json` keeps stdout one JSON object."""
+    differences = rounds.differences
     for difference in differences[: audit_cli.LISTED]:
         print(f"  STORED ROUND DIFFERS {difference.round_id}: {difference.detail}", file=sys.stderr)
-    verdict = "every stored round matches its records" if not differences else f"{len(differences)} DIFFER"
-    print(f"reconciled stored rounds with their records: {verdict}", file=sys.stderr)
+    if len(differences) > audit_cli.LISTED:
+        print(f"  ... and {len(differences) - audit_cli.LISTED} more", file=sys.stderr)
+    verdict = "every stored round matches its records" if rounds.ok else f"{len(differences)} DIFFER"
+    skipped = f" ({rounds.unreadable} with pre-schema-2 records not reconciled)" if rounds.unreadable else ""
+    print(f"reconciled {rounds.checked} stored rounds with their records{skipped}: {verdict}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""The server's `reddog` subcommands: serve, migrate, play, audit verify."""
+"""The server's `reddog` subcommands: serve, migrate, play, audit-keygen, report; the audit tools register theirs."""
 
 from __future__ import annotations
 
@@ -42,10 +42,6 @@ def register(sub: Any) -> None:
         help="a table id; by default the newest open standard/v1 live table is reused, or one is opened",
     )
     p.set_defaults(handler=cmd_play)
-    p = sub.add_parser(
-        "audit-verify", help="verify every audit hash chain (the system's, each table's and game's) and every round"
-    )
-    p.set_defaults(handler=cmd_audit_verify)
     p = sub.add_parser("audit-keygen", help="make a checkpoint signing key file (mode 0600); print its verifier key")
     p.add_argument("--name", required=True, help="the log's name, e.g. rd.example.com/audit (origins start with it)")
     p.add_argument("--out", required=True, help="the key file to create (never overwritten)")
@@ -201,20 +197,3 @@ def cmd_report_rtp(args: argparse.Namespace) -> int:
     url, _server = database_url(settings)
     report_cli.print_report(asyncio.run(report_cli.rtp_report(url, settings, args)), args.json)
     return 0
-
-
-def cmd_audit_verify(_: argparse.Namespace) -> int:
-    url, _server = database_url(settings_or_exit())
-    return 0 if asyncio.run(_verify(url)) else 1
-
-
-async def _verify(url: str) -> bool:
-    import asyncpg
-
-    from service.chains.audit_verify import print_reports, reconcile_rounds, verify_chains
-
-    conn = await asyncpg.connect(url)
-    try:
-        return print_reports(await verify_chains(conn), await reconcile_rounds(conn))
-    finally:
-        await conn.close()

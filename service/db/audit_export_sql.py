@@ -66,6 +66,16 @@ async def select_export_tables(
     )
 
 
+async def select_game_heads(conn: Conn) -> list[ExportTable]:
+    """Every In Between game's chain and its head, in game_id order: `audit verify --db` checks them beside the
+    tables' (the export and its API pages carry the tables' chains and the system chain only)."""
+    rows = await conn.fetch("SELECT game_id, operator_id, audit_seq, audit_hash FROM inbetween_games ORDER BY game_id")
+    return [
+        ExportTable(table_id=r["game_id"], operator_id=r["operator_id"], seq=r["audit_seq"], hash=r["audit_hash"])
+        for r in rows
+    ]
+
+
 async def _system_chain(conn: Conn, table_id: UUID | None, after: UUID | None) -> list[ExportTable]:
     if await conn.fetchval("SELECT to_regclass($1)", SYSTEM_CHAIN_TABLE) is None:
         return []

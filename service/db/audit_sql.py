@@ -146,10 +146,6 @@ async def select_chain(conn: Conn, table_id: UUID) -> list[Link]:
     return [Link(seq=r["seq"], prev_hash=r["prev_hash"], hash=r["hash"], body=r["body"]) for r in records]
 
 
-async def select_table_ids(conn: Conn) -> list[UUID]:
-    return [r["table_id"] for r in await conn.fetch("SELECT table_id FROM game_tables ORDER BY created_at")]
-
-
 async def select_round_records(conn: Conn, round_id: UUID) -> list[bytes]:
     records = await conn.fetch("SELECT body FROM audit_log WHERE round_id = $1 ORDER BY table_id, seq", round_id)
     return [r["body"] for r in records]

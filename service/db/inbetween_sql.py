@@ -103,11 +103,6 @@ def _stored(record: asyncpg.Record) -> StoredGame:
     return StoredGame(game=_decode(record["state"]), shoe=decode_shoe(record["shoe"]), head=head)
 
 
-async def select_game_ids(conn: Conn) -> list[UUID]:
-    """Every game's id (every game's audit chain), oldest first."""
-    return [r["game_id"] for r in await conn.fetch("SELECT game_id FROM inbetween_games ORDER BY started_at, game_id")]
-
-
 async def select_records(conn: Conn, game_id: UUID, *, after: int = 0, limit: int | None = None) -> list[Link]:
     """The game's audit records after seq `after`, in order (the caller has checked whose game it is)."""
     records = await conn.fetch(

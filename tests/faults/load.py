@@ -155,10 +155,10 @@ async def assert_paid_once(db: asyncpg.Connection, table_id: str, rounds: list[d
 
 
 def audit_verify(owner_url: str) -> None:
-    """`reddog audit-verify` as an operator runs it: every chain and every round against its records."""
+    """`reddog audit verify --db` as an operator runs it: every chain and every round against its records."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RD_")} | {"DATABASE_URL": owner_url}
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli.cli", "audit-verify"],
+        [sys.executable, "-m", "service.cli.cli", "audit", "verify", "--db"],
         env=env,
         cwd=ROOT,
         capture_output=True,

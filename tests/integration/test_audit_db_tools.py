@@ -12,6 +12,7 @@ from uuid import UUID
 import asyncpg
 
 from tests.api.helpers import decide, open_round
+from tests.api.inbetween_helpers import humans, start
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
@@ -224,5 +225,46 @@ async def test_rolled_back_rounds_replay_and_reconcile_from_their_records(databa
         report = json.loads(out)
         # Every round re-run once, rollbacks included (two came after their round's shoe was revealed), none partial.
         assert (report["rounds"], report["matched"], report["partial_rounds"], report["test_rounds"]) == (4, 4, 0, 4)
+        # verify only folds the records into states, re-running nothing: a rollback after its shoe's reveal too.
+        code, out, err = await reddog(url, "audit", "verify", "--db")
+        assert code == 0, (out, err)
+        assert "every stored round matches its records" in err
         code, out, err = await reddog(url, "audit-verify")
         assert code == 0, (out, err)
+
+
+ALIAS_NOTE = "reddog: audit-verify is an alias of `reddog audit verify --db`"
+
+
+async def test_audit_verify_says_it_is_an_alias_and_gives_the_same_verdict_as_verify_db(database_server: str) -> None:
+    async with scratch_database(database_server) as url:
+        round_id, _ = await play(url)
+        async with live(make_settings(url), clock=ManualClock()) as server:
+            game_id = (await start(server.api, humans("alice", "bob"), ["4S", "JH"]))["game_id"]
+        for command in (("audit", "verify", "--db"), ("audit-verify",)):
+            code, out, err = await reddog(url, *command)
+            assert code == 0, (command, out, err)
+        db = await asyncpg.connect(url)
+        try:  # a rewritten round row, and a game's record changed behind the triggers' back
+            await db.execute(
+                "UPDATE rounds SET state = jsonb_set(state, '{bets,0,payout}', '999') WHERE round_id = $1",
+                UUID(round_id),
+            )
+            await db.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update")
+            seq = await db.fetchval(
+                "UPDATE audit_log SET body = convert_to(replace(convert_from(body, 'UTF8'), 'alice', 'eve'), 'UTF8')"
+                " WHERE table_id = $1 AND seq = (SELECT min(seq) FROM audit_log WHERE table_id = $1"
+                " AND convert_from(body, 'UTF8') LIKE '%alice%') RETURNING seq",
+                UUID(game_id),
+            )
+            await db.execute("ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update")
+        finally:
+            await db.close()
+        code, out, err = await reddog(url, "audit", "verify", "--db")
+        assert code == 1, (out, err)
+        assert f"table {game_id}: " in out
+        assert f"seq {seq}: its body no longer hashes to its hash (changed)" in out
+        assert f"STORED ROUND DIFFERS {round_id}: " in err
+        alias_code, alias_out, alias_err = await reddog(url, "audit-verify")
+        assert (alias_code, alias_out) == (code, out)
+        assert alias_err.splitlines() == [ALIAS_NOTE, *err.splitlines()]

@@ -12,8 +12,9 @@ import asyncpg
 import msgspec
 import pytest
 
-from audit.chain import Record, verify
+from audit.chain import Record
 from audit.records import decode_record
+from audit.verify_export import verify_links
 from paytables.red_dog import loader
 from paytables.red_dog.events import (
     BetSettled,
@@ -109,8 +110,8 @@ async def test_a_played_test_table_leaves_a_gap_free_verifying_chain_of_every_st
     timed = await api.ok("GET", f"/v1/rounds/{timed['round_id']}")
     finals = [timed, consecutive, pair, trips, raised, closed, voided]
 
-    report = verify(await audit_sql.select_chain(db, UUID(tid)), table_id=tid)
-    assert report.ok, report.error
+    report = verify_links(tid, await audit_sql.select_chain(db, UUID(tid)))
+    assert report.ok, report.faults
     rows = await audit_rows(db, tid)
     assert [r.seq for r in rows] == list(range(1, len(rows) + 1))
     assert report.records == len(rows)
@@ -252,7 +253,7 @@ async def test_a_cut_card_shoe_is_shuffled_with_the_table_dealt_on_across_rounds
         await settle(api, await api.ok("POST", f"/v1/tables/{tid}/rounds", {"bets": [{"player_id": "p", "ante": 5}]}))
     await api.ok("POST", f"/v1/tables/{tid}/close")
     rows = await audit_rows(db, tid)
-    assert verify(await audit_sql.select_chain(db, UUID(tid)), table_id=tid).ok
+    assert verify_links(tid, await audit_sql.select_chain(db, UUID(tid))).ok
     kinds = [r.kind for r in rows]
     assert kinds[:2] == ["table_created", "shoe_shuffled"]
     assert kinds[-2:] == ["table_closed", "shoe_revealed"]

@@ -14,8 +14,8 @@ import asyncpg
 import httpx
 import pytest
 
-from audit.chain import verify
 from audit.records import decode_record
+from audit.verify_export import verify_links
 from paytables.red_dog.events import BetSettled, Decided, Event
 from service.db import audit_sql
 from service.runtime.sweeper import sweep
@@ -57,8 +57,8 @@ def decision(api: Signed, rnd: Any, index: int, action: str) -> Awaitable[httpx.
 
 async def assert_chain_is_whole(db: asyncpg.Connection, table_id: str) -> int:
     links = await audit_sql.select_chain(db, UUID(table_id))
-    report = verify(links, table_id=table_id)
-    assert report.ok, report.error
+    report = verify_links(table_id, links)
+    assert report.ok, report.faults
     assert [link.seq for link in links] == list(range(1, len(links) + 1))
     assert await db.fetchval("SELECT audit_seq FROM game_tables WHERE table_id = $1", UUID(table_id)) == len(links)
     return len(links)

@@ -1,4 +1,5 @@
-"""audit-verify checks each In Between game's chain beside the tables', and names a game whose chain is broken."""
+"""`reddog audit verify --db` checks each In Between game's chain beside the tables', and names a game whose chain is
+broken."""
 
 from __future__ import annotations
 
@@ -7,20 +8,24 @@ from uuid import UUID
 
 import asyncpg
 
-from service.chains.audit_verify import broken, verify_chains
+from audit.verify_export import FaultKind
+from service.chains.audit_verify import verify_database
 from tests.api.inbetween_helpers import humans, start
 from tests.support.client import Signed
+from tests.support.scratch import verify_everything
 
 
-async def test_audit_verify_checks_every_game_chain_and_names_a_broken_one(api: Signed, db: asyncpg.Connection) -> None:
+async def test_the_verifier_checks_every_game_chain_and_names_a_broken_one(api: Signed, db: asyncpg.Connection) -> None:
     game_id = UUID((await start(api, humans("alice", "bob"), ["4S", "JH"]))["game_id"])
     head = await db.fetchval("SELECT audit_seq FROM inbetween_games WHERE game_id = $1", game_id)
-    report = (await verify_chains(db))[game_id]
-    assert (report.ok, report.records) == (True, head)
-    transaction = db.transaction()
+    (game,) = [t for t in (await verify_everything(db)).chains.tables if t.table_id == str(game_id)]
+    assert (game.first_broken, game.records, game.head_seq) == (None, head, head)
+    # One snapshot that sees the forged record: other tests' games move on meanwhile, and a head read before their
+    # records would see records past it.
+    transaction = db.transaction(isolation="repeatable_read")
     await transaction.start()
     try:
-        # A record appended behind the game's back, chained to nothing: the chain no longer verifies.
+        # A record appended behind the game's back, chained to nothing, its head left alone.
         body = b'{"forged":true}'
         await db.execute(
             "INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, test, body)"
@@ -31,8 +36,13 @@ async def test_audit_verify_checks_every_game_chain_and_names_a_broken_one(api: 
             hashlib.sha256(game_id.bytes + body).digest(),
             body,
         )
-        expected = f"seq {head + 1}: prev_hash does not match the previous record's hash"
-        assert broken(await verify_chains(db)) == {str(game_id): expected}
+        report = await verify_database(db)
     finally:
         await transaction.rollback()
-    assert broken(await verify_chains(db)) == {}
+    assert not report.ok
+    assert {f.table_id for f in report.chains.faults} == {str(game_id)}
+    assert [(f.kind, f.seq, f.detail) for f in report.chains.faults] == [
+        (FaultKind.CHANGED, head + 1, f"seq {head + 1}: its body no longer hashes to its hash (changed)"),
+        (FaultKind.INSERTED, head + 1, f"the chain runs to seq {head + 1}, past its head {head}"),
+    ]
+    assert (await verify_everything(db)).chains.ok

@@ -12,8 +12,8 @@ import asyncpg
 import pytest
 from prometheus_client import REGISTRY
 
-from audit.chain import verify
 from audit.records import decode_record
+from audit.verify_export import verify_links
 from paytables.red_dog.events import RoundSettled
 from service.db import audit_sql
 from service.runtime import sweeper
@@ -71,7 +71,7 @@ async def test_many_expired_rounds_of_one_table_settle_in_batches_each_once_with
     assert await statuses(db, rounds) == ["settled"] * 13
     for table in (busy, quiet):
         links = await audit_sql.select_chain(db, UUID(table["table_id"]))
-        assert verify(links, table_id=table["table_id"]).ok
+        assert verify_links(table["table_id"], links).ok
         assert await db.fetchval(
             "SELECT audit_seq FROM game_tables WHERE table_id = $1", UUID(table["table_id"])
         ) == len(links)

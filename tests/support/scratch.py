@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import msgspec
 
-from service.chains.audit_verify import broken, reconcile_rounds, verify_chains
+from service.chains.audit_verify import DatabaseReport, verify_database
 from service.db.app_login import login_url
 from service.db.migrate import apply_migrations
 from tests.support.database import fresh_database_name, with_database
@@ -68,6 +68,12 @@ async def scratch_database(server_url: str, *, migrate: bool = True) -> AsyncIte
         await admin.close()
 
 
+async def verify_everything(conn: asyncpg.Connection) -> DatabaseReport:
+    """What `reddog audit verify --db` checks, in a read-only snapshot of its own as the command takes one."""
+    async with conn.transaction(isolation="repeatable_read", readonly=True):
+        return await verify_database(conn)
+
+
 @contextlib.asynccontextmanager
 async def verified_scratch_database(server_url: str) -> AsyncIterator[Database]:
     """A scratch database whose every audit chain, and every round against its records, must still verify when the
@@ -76,8 +82,7 @@ async def verified_scratch_database(server_url: str) -> AsyncIterator[Database]:
         yield Database(owner_url=url, app_url=login_url(url, TEST_LOGIN, TEST_LOGIN_PASSWORD))
         conn = await asyncpg.connect(url)
         try:
-            assert broken(await verify_chains(conn)) == {}
-            rounds = await reconcile_rounds(conn)
-            assert rounds.mismatches == [], rounds.mismatches[:5]
+            report = await verify_everything(conn)
+            assert report.ok, (report.chains.faults[:5], report.rounds.differences[:5])
         finally:
             await conn.close()

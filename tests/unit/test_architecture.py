@@ -21,6 +21,7 @@ AUDIT_READERS = {
     "audit/records.py",
     "audit/replay.py",
     "audit/round_rerun.py",
+    "audit/round_checks.py",
     "audit/shoe_checks.py",
     "audit/replay_stats.py",
 }

@@ -95,3 +95,9 @@ def test_a_seeded_simulation_reports_the_exact_edge_inside_its_interval(capsys: 
     report = json.loads(capsys.readouterr().out)
     assert (report["rounds"], report["exact_inside_ci99"]) == (20000, True)
     assert Decimal(report["ci99_low"]) <= Decimal(report["exact_house_edge"]) <= Decimal(report["ci99_high"])
+
+
+@pytest.mark.parametrize("command", [["audit", "verify", "--db"], ["audit", "replay", "--db"], ["audit-verify"]])
+def test_a_file_named_beside_db_is_refused_rather_than_left_unchecked(command: list[str]) -> None:
+    with pytest.raises(SystemExit, match=r"--db reads DATABASE_URL, not old\.jsonl"):
+        main([*command, "old.jsonl"])
