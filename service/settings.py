@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 
 import msgspec
@@ -97,7 +98,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         data_dir=env.get("RD_DATA_DIR", ".data"),
         rollback_grace_seconds=_int(env, "RD_ROLLBACK_GRACE_SECONDS", 300, 0, 7 * 24 * 3600),
         max_body_bytes=_int(env, "RD_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 16 * 1024 * 1024),
-        audit_signing_key=_signing_key(env),
+        audit_signing_key=_signing_key(env, rd_env == "production"),
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
         recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
@@ -129,13 +130,15 @@ def check_can_serve(settings: Settings) -> None:
         raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
 
 
-def _signing_key(env: Mapping[str, str]) -> str | None:
+def _signing_key(env: Mapping[str, str], production: bool) -> str | None:
     """The checkpoint signer key, read and checked now, when RD_AUDIT_SIGNING_KEY names its file."""
     path = env.get("RD_AUDIT_SIGNING_KEY")
     if not path:
         return None
     try:
         with open(path, encoding="utf-8") as file:
+            if production:
+                _check_private(path, os.fstat(file.fileno()).st_mode)  # the file opened, not a path swapped since
             text = file.read().strip()
     except OSError as exc:
         raise SettingsError(f"RD_AUDIT_SIGNING_KEY: cannot read {path}: {exc.strerror}") from None
@@ -144,6 +147,16 @@ def _signing_key(env: Mapping[str, str]) -> str | None:
     except NoteError as exc:
         raise SettingsError(f"RD_AUDIT_SIGNING_KEY: {path} holds no signer key: {exc}") from None
     return text
+
+
+def _check_private(path: str, mode: int) -> None:
+    """Refuse a key file its group or others may open, as ssh refuses an unprotected private key: whoever reads it
+    can sign checkpoints and recall links as the service."""
+    if mode & 0o077:
+        raise SettingsError(
+            f"RD_AUDIT_SIGNING_KEY: {path} has mode 0{stat.S_IMODE(mode):o}, open to its group or others; "
+            f"RD_ENV=production takes only a key file its owner alone may read: chmod 600 {path}"
+        )
 
 
 def parse_operators(text: str, name: str = "RD_OPERATORS") -> dict[str, str]:

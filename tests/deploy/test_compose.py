@@ -100,3 +100,12 @@ def test_prometheus_scrapes_the_metrics_port_of_every_replica_as_job_reddog() ->
     config = load_yaml(DEPLOY / "prometheus" / "prometheus.yml")
     (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "reddog"]
     assert job["dns_sd_configs"] == [{"names": ["app"], "type": "A", "port": 9100, "refresh_interval": "15s"}]
+
+
+def test_the_signing_key_is_a_file_the_images_user_alone_may_read() -> None:
+    app = services()["app"]
+    (secret,) = app["secrets"]
+    assert secret["mode"] & 0o077 == 0, "production refuses a key file its group or others may read"
+    assert (secret["uid"], secret["gid"]) == ("10001", "10001")
+    assert "USER 10001:10001" in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert app["environment"]["RD_AUDIT_SIGNING_KEY"] == f"/run/secrets/{secret['target']}"

@@ -183,6 +183,7 @@ async def test_the_start_up_check_names_a_superuser_an_owner_of_the_tables_and_p
 def test_serve_refuses_in_one_line_to_run_as_the_owner_outside_development(database: Database, tmp_path: Path) -> None:
     key_file = tmp_path / "audit.key"
     key_file.write_text(AUDIT_KEY.signer_key)  # production serves only with a checkpoint key
+    key_file.chmod(0o600)  # and only from a file no one else may read
     env = {
         **os.environ,
         "DATABASE_URL": database.owner_url,

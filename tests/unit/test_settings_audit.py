@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ def test_the_signing_key_is_read_from_the_file_rd_audit_signing_key_names(tmp_pa
     key = tmp_path / "audit.key"
     key.write_text(PAIR.signer_key + "\n")
     assert from_env({"RD_AUDIT_SIGNING_KEY": str(key)}).audit_signing_key == PAIR.signer_key
+    key.chmod(0o600)  # production takes only a key file its owner alone may read (below)
     assert from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)}).production
 
 
@@ -49,3 +51,23 @@ def test_checkpoint_intervals_and_link_lifetimes_are_bounded_whole_numbers() -> 
                         ("RD_RECALL_LINK_TTL_SECONDS", "1")]:  # fmt: skip
         with pytest.raises(SettingsError, match=name):
             from_env({name: value})
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602], ids=oct)
+def test_production_refuses_a_key_file_that_group_or_others_may_open_and_says_to_chmod_600(
+    tmp_path: Path, mode: int
+) -> None:
+    key = tmp_path / "audit.key"
+    key.write_text(PAIR.signer_key + "\n")
+    key.chmod(mode)
+    with pytest.raises(SettingsError, match=rf"RD_AUDIT_SIGNING_KEY: .*0{mode:o}.*chmod 600 {re.escape(str(key))}"):
+        from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)})
+    assert from_env({"RD_AUDIT_SIGNING_KEY": str(key)}).audit_signing_key == PAIR.signer_key  # development reads it
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o400], ids=oct)
+def test_production_takes_a_key_file_only_its_owner_may_read(tmp_path: Path, mode: int) -> None:
+    key = tmp_path / "audit.key"
+    key.write_text(PAIR.signer_key + "\n")
+    key.chmod(mode)
+    assert from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)}).audit_signing_key == PAIR.signer_key
