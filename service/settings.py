@@ -6,6 +6,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -53,7 +54,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint_every_records: int = 100  # a table's checkpoint in the append that takes it past each multiple
     checkpoint_every_seconds: int = 60  # and, for what is left unanchored, a checkpoint at most this much later
     recall_link_ttl_seconds: int = 86_400  # how long a player's recall link works
-    public_url: str | None = None  # the base of recall links (e.g. https://rd.example.com); else the request's own
+    public_url: str | None = None  # the base of the links handed out (e.g. https://rd.example.com); see link_base
     git_revision: str | None = None  # RD_GIT_REVISION (set by the image build); else asked of git at start-up
 
     @property
@@ -63,6 +64,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def development(self) -> bool:
         return self.env == "development"
+
+    @property
+    def link_base(self) -> str:
+        """Where every link the service hands out starts: RD_PUBLIC_URL, else the server's own configured address,
+        never a request's Host header, which the caller writes and no signature covers."""
+        if self.public_url is not None:
+            return self.public_url
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -102,7 +112,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
         recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
-        public_url=(env.get("RD_PUBLIC_URL") or "").rstrip("/") or None,
+        public_url=_public_url(env),
         git_revision=env.get("RD_GIT_REVISION") or None,
     )
     if settings.metrics_port == settings.port:
@@ -125,9 +135,33 @@ def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
 
 
 def check_can_serve(settings: Settings) -> None:
-    """What serving needs beyond valid settings: in production, a key to sign checkpoints (a migration needs none)."""
+    """What serving needs beyond valid settings: in production, a key to sign checkpoints and the base of the links
+    it hands out (a migration needs neither)."""
     if settings.production and settings.audit_signing_key is None:
         raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
+    if settings.production and settings.public_url is None:
+        raise SettingsError(
+            "RD_PUBLIC_URL: production serves only with the public base URL of the links it hands out (such as"
+            " https://rd.example.com): its own RD_HOST:RD_PORT is not where players reach it, and a request's Host"
+            " header is never used"
+        )
+
+
+def _public_url(env: Mapping[str, str]) -> str | None:
+    """RD_PUBLIC_URL without its trailing slash: http(s), a host, an optional port and path, nothing after."""
+    text = env.get("RD_PUBLIC_URL") or ""
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc or not port_ok:
+        raise SettingsError(f"RD_PUBLIC_URL: expected http(s)://host[:port][/path], got {text!r}")
+    if parts.query or parts.fragment or "?" in text or "#" in text or any(c.isspace() for c in text):
+        raise SettingsError(f"RD_PUBLIC_URL: a base URL takes no query, fragment or spaces, got {text!r}")
+    return text.rstrip("/")
 
 
 def _signing_key(env: Mapping[str, str], production: bool) -> str | None:

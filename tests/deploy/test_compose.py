@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from compose_spec import PyCompose
 
-from tests.deploy.support import DEPLOY, load_yaml
+from tests.deploy.support import DEPLOY, check_production_start, load_yaml
 
 COMPOSE = DEPLOY / "compose.yaml"
 # ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}
@@ -109,3 +110,9 @@ def test_the_signing_key_is_a_file_the_images_user_alone_may_read() -> None:
     assert (secret["uid"], secret["gid"]) == ("10001", "10001")
     assert "USER 10001:10001" in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
     assert app["environment"]["RD_AUDIT_SIGNING_KEY"] == f"/run/secrets/{secret['target']}"
+
+
+def test_the_app_environment_passes_every_production_start_up_check(tmp_path: Path) -> None:
+    environment = services()["app"]["environment"]
+    assert environment["RD_ENV"] == "production"
+    check_production_start(environment, tmp_path)

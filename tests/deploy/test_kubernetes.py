@@ -5,14 +5,14 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 import yaml
 from kubernetes_validate import utils as kv
 
-from tests.deploy.support import DEPLOY, load_yaml
+from tests.deploy.support import DEPLOY, check_production_start, load_yaml
 
 BASE = DEPLOY / "k8s"
 VERSIONS = ["1.29", "1.37"]  # the oldest Kubernetes we claim, and the newest kubernetes-validate bundles
@@ -170,3 +170,10 @@ def test_the_service_reads_its_signing_key_from_a_file_its_user_alone_may_read()
     assert init_mounts[str(key.parent)] == mount["name"]
     assert "secret" in volumes[init_mounts[str(PurePosixPath(source).parent)]]
     assert pod["securityContext"]["runAsUser"] == 10001  # install runs as the service's user: the file is its own
+
+
+def test_the_service_environment_passes_every_production_start_up_check(tmp_path: Path) -> None:
+    (container,) = one("Deployment")["spec"]["template"]["spec"]["containers"]
+    environment = {e["name"]: e["value"] for e in container["env"] if "value" in e}  # secrets are filled in
+    assert environment["RD_ENV"] == "production"
+    check_production_start(environment, tmp_path)
