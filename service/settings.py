@@ -19,6 +19,7 @@ ENVIRONMENTS = ("development", "staging", "production")
 DEMO_SECRETS = frozenset({"demo-secret", "replace-with-a-long-random-secret", "replace-me"})
 MIN_SECRET_BYTES = 32  # 256 bits, the HMAC-SHA256 key size: required of every secret in production
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE = 60  # at most 86,400 records a day, whatever the attacker sends
 APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
 
 
@@ -55,6 +56,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint_every_seconds: int = 60  # and, for what is left unanchored, a checkpoint at most this much later
     recall_link_ttl_seconds: int = 86_400  # how long a player's recall link works
     public_url: str | None = None  # the base of the links handed out (e.g. https://rd.example.com); see link_base
+    # Records of failed signatures on the system chain in any one clock minute, over every replica; the failures
+    # past it are counted into later records, never dropped.
+    auth_failure_records_per_minute: int = DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE
     git_revision: str | None = None  # RD_GIT_REVISION (set by the image build); else asked of git at start-up
 
     @property
@@ -113,6 +117,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
         recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
         public_url=_public_url(env),
+        auth_failure_records_per_minute=_int(
+            env, "RD_AUTH_FAILURE_RECORDS_PER_MINUTE", DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE, 1, 1_000_000
+        ),
         git_revision=env.get("RD_GIT_REVISION") or None,
     )
     if settings.metrics_port == settings.port:
