@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import stat
@@ -56,6 +57,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint_every_seconds: int = 60  # and, for what is left unanchored, a checkpoint at most this much later
     recall_link_ttl_seconds: int = 86_400  # how long a player's recall link works
     public_url: str | None = None  # the base of the links handed out (e.g. https://rd.example.com); see link_base
+    # Peers whose X-Forwarded-For names the client (addresses or CIDR networks); none: every peer is the client.
+    trusted_proxies: tuple[str, ...] = ()
     # Records of failed signatures on the system chain in any one clock minute, over every replica; the failures
     # past it are counted into later records, never dropped.
     auth_failure_records_per_minute: int = DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE
@@ -117,6 +120,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
         recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
         public_url=_public_url(env),
+        trusted_proxies=_networks(env, "RD_TRUSTED_PROXIES"),
         auth_failure_records_per_minute=_int(
             env, "RD_AUTH_FAILURE_RECORDS_PER_MINUTE", DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE, 1, 1_000_000
         ),
@@ -198,6 +202,18 @@ def _check_private(path: str, mode: int) -> None:
             f"RD_AUDIT_SIGNING_KEY: {path} has mode 0{stat.S_IMODE(mode):o}, open to its group or others; "
             f"RD_ENV=production takes only a key file its owner alone may read: chmod 600 {path}"
         )
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated addresses or CIDR networks, each written out as a network (10.0.0.5 is 10.0.0.5/32)."""
+    networks = []
+    for item in filter(None, (i.strip() for i in env.get(name, "").split(","))):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            message = f"{name}: expected IP addresses or CIDR networks, comma separated, got {item!r}"
+            raise SettingsError(message) from None
+    return tuple(networks)
 
 
 def parse_operators(text: str, name: str = "RD_OPERATORS") -> dict[str, str]:

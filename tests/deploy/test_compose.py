@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,15 @@ def test_the_app_environment_passes_every_production_start_up_check(tmp_path: Pa
     environment = services()["app"]["environment"]
     assert environment["RD_ENV"] == "production"
     check_production_start(environment, tmp_path)
+
+
+def test_the_replicas_trust_forwarded_headers_from_the_proxy_alone_whose_address_no_other_container_gets() -> None:
+    compose = yaml.safe_load(interpolated(COMPOSE.read_text(encoding="utf-8"), example_env()))
+    (pool,) = compose["networks"]["default"]["ipam"]["config"]
+    proxy = ipaddress.ip_address(compose["services"]["proxy"]["networks"]["default"]["ipv4_address"])
+    trusted = compose["services"]["app"]["environment"]["RD_TRUSTED_PROXIES"]
+    assert [ipaddress.ip_network(n) for n in trusted.split(",")] == [ipaddress.ip_network(proxy)]
+    assert proxy in ipaddress.ip_network(pool["subnet"])
+    assert proxy not in ipaddress.ip_network(pool["ip_range"])
+    nginx = (DEPLOY / "proxy" / "nginx.conf").read_text(encoding="utf-8")
+    assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in nginx  # appends the peer it saw

@@ -1,5 +1,6 @@
 """Failed signatures on the permanent log, bounded: ids the service does not know share one bucket per address, no
-clock minute holds more records than the global cap, and every failure is counted in exactly one record."""
+clock minute holds more records than the global cap, every failure is counted in exactly one record, and the address
+is the client's, taken from X-Forwarded-For only when the peer is a trusted proxy."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ from uuid import UUID
 import asyncpg
 import httpx
 import pytest
+import uvicorn
+from litestar import Litestar
 
 from audit.chain import Record
 from audit.system_events import SYSTEM_CHAIN_ID, AuthenticationFailed, decode_system_record
 from service.api import auth_failures
+from service.cli.commands import server_config
+from service.settings import Settings
 from tests.conftest import make_settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
@@ -128,3 +133,42 @@ async def test_no_clock_minute_holds_more_records_than_the_global_cap_and_later_
         counted[(r.event.remote_address, r.event.operator_id)] += r.event.count
     # A known id keeps its own bucket per address; every id the service does not know shares the address's.
     assert counted == {**{(a, ""): 2 for a in addresses}, **{(a, operator): 1 for a in addresses}}
+
+
+def behind(app: Litestar, settings: Settings) -> Any:
+    """The app as `reddog serve` hands it requests: wrapped in uvicorn's proxy headers middleware or not, as its
+    settings say (uvicorn's own setting applies the proxy headers, so the test asks uvicorn too)."""
+    served = server_config(settings)
+    config = uvicorn.Config(
+        app, log_config=None, proxy_headers=served.proxy_headers, forwarded_allow_ips=served.forwarded_allow_ips
+    )
+    config.load()
+    return config.loaded_app
+
+
+async def recorded_address(database_url: str, trusted: tuple[str, ...], peer: str, forwarded_for: str) -> str:
+    """The address a failure from `peer` with this X-Forwarded-For is recorded under, with these trusted proxies."""
+    settings = make_settings(database_url, trusted_proxies=trusted)
+    operator = next(iter(settings.operators))  # a fresh id: its own bucket, recorded at once
+    clock = ManualClock()
+    async with live(settings, clock=clock) as server:
+        transport = httpx.ASGITransport(app=behind(server.app, settings), client=(peer, 4000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver.local") as client:
+            await fail(client, operator, clock, **{"x-forwarded-for": forwarded_for})
+        rows = await server.pool.fetch("SELECT remote_address FROM auth_failures WHERE operator_id = $1", operator)
+    (row,) = rows
+    address: str = row["remote_address"]
+    return address
+
+
+async def test_a_forwarded_for_header_from_a_peer_that_is_not_a_trusted_proxy_is_ignored(database_url: str) -> None:
+    # RD_TRUSTED_PROXIES unset: no peer is a proxy, 127.0.0.1 included (uvicorn alone would trust that one).
+    assert await recorded_address(database_url, (), "127.0.0.1", "203.0.113.7") == "127.0.0.1"
+    assert await recorded_address(database_url, ("10.0.0.0/8",), "192.0.2.4", "203.0.113.7") == "192.0.2.4"
+
+
+async def test_a_forwarded_for_header_from_a_trusted_proxy_names_the_client_it_saw(database_url: str) -> None:
+    trusted = ("10.0.0.0/8", "192.0.2.9/32")
+    # The client forged a first entry; the proxy appended the address it saw, which is the one taken.
+    assert await recorded_address(database_url, trusted, "10.1.2.3", "198.51.100.66, 203.0.113.7") == "203.0.113.7"
+    assert await recorded_address(database_url, trusted, "192.0.2.9", "203.0.113.8") == "203.0.113.8"
