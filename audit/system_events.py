@@ -59,9 +59,10 @@ class MigrationApplied(_SystemEvent, frozen=True, tag="migration_applied"):
 
 
 class AuthenticationFailed(_SystemEvent, frozen=True, tag="authentication_failed"):
-    """Failed signatures from one operator id (as sent) and address; at most one record a minute stands for `count`."""
+    """Failed signatures from one address under one known operator id, or under every unknown one together; at most
+    one record a minute per such bucket stands for `count`."""
 
-    operator_id: str
+    operator_id: str  # a configured operator's or auditor's id as sent; "" for every id the service does not know
     remote_address: str
     count: int
     first_at: datetime

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -17,6 +20,7 @@ ENVIRONMENTS = ("development", "staging", "production")
 DEMO_SECRETS = frozenset({"demo-secret", "replace-with-a-long-random-secret", "replace-me"})
 MIN_SECRET_BYTES = 32  # 256 bits, the HMAC-SHA256 key size: required of every secret in production
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE = 60  # at most 86,400 records a day, whatever the attacker sends
 APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
 
 
@@ -52,7 +56,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint_every_records: int = 100  # a table's checkpoint in the append that takes it past each multiple
     checkpoint_every_seconds: int = 60  # and, for what is left unanchored, a checkpoint at most this much later
     recall_link_ttl_seconds: int = 86_400  # how long a player's recall link works
-    public_url: str | None = None  # the base of recall links (e.g. https://rd.example.com); else the request's own
+    public_url: str | None = None  # the base of the links handed out (e.g. https://rd.example.com); see link_base
+    # Peers whose X-Forwarded-For names the client (addresses or CIDR networks); none: every peer is the client.
+    trusted_proxies: tuple[str, ...] = ()
+    # Records of failed signatures on the system chain in any one clock minute, over every replica; the failures
+    # past it are counted into later records, never dropped.
+    auth_failure_records_per_minute: int = DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE
     git_revision: str | None = None  # RD_GIT_REVISION (set by the image build); else asked of git at start-up
 
     @property
@@ -62,6 +71,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def development(self) -> bool:
         return self.env == "development"
+
+    @property
+    def link_base(self) -> str:
+        """Where every link the service hands out starts: RD_PUBLIC_URL, else the server's own configured address,
+        never a request's Host header, which the caller writes and no signature covers."""
+        if self.public_url is not None:
+            return self.public_url
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -97,11 +115,15 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         data_dir=env.get("RD_DATA_DIR", ".data"),
         rollback_grace_seconds=_int(env, "RD_ROLLBACK_GRACE_SECONDS", 300, 0, 7 * 24 * 3600),
         max_body_bytes=_int(env, "RD_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 16 * 1024 * 1024),
-        audit_signing_key=_signing_key(env),
+        audit_signing_key=_signing_key(env, rd_env == "production"),
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),
         recall_link_ttl_seconds=_int(env, "RD_RECALL_LINK_TTL_SECONDS", 86_400, 60, 90 * 86_400),
-        public_url=(env.get("RD_PUBLIC_URL") or "").rstrip("/") or None,
+        public_url=_public_url(env),
+        trusted_proxies=_networks(env, "RD_TRUSTED_PROXIES"),
+        auth_failure_records_per_minute=_int(
+            env, "RD_AUTH_FAILURE_RECORDS_PER_MINUTE", DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE, 1, 1_000_000
+        ),
         git_revision=env.get("RD_GIT_REVISION") or None,
     )
     if settings.metrics_port == settings.port:
@@ -124,18 +146,44 @@ def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
 
 
 def check_can_serve(settings: Settings) -> None:
-    """What serving needs beyond valid settings: in production, a key to sign checkpoints (a migration needs none)."""
+    """What serving needs beyond valid settings: in production, a key to sign checkpoints and the base of the links
+    it hands out (a migration needs neither)."""
     if settings.production and settings.audit_signing_key is None:
         raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
+    if settings.production and settings.public_url is None:
+        raise SettingsError(
+            "RD_PUBLIC_URL: production serves only with the public base URL of the links it hands out (such as"
+            " https://rd.example.com): its own RD_HOST:RD_PORT is not where players reach it, and a request's Host"
+            " header is never used"
+        )
 
 
-def _signing_key(env: Mapping[str, str]) -> str | None:
+def _public_url(env: Mapping[str, str]) -> str | None:
+    """RD_PUBLIC_URL without its trailing slash: http(s), a host, an optional port and path, nothing after."""
+    text = env.get("RD_PUBLIC_URL") or ""
+    if not text:
+        return None
+    try:
+        parts = urlsplit(text)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or "@" in parts.netloc or not port_ok:
+        raise SettingsError(f"RD_PUBLIC_URL: expected http(s)://host[:port][/path], got {text!r}")
+    if parts.query or parts.fragment or "?" in text or "#" in text or any(c.isspace() for c in text):
+        raise SettingsError(f"RD_PUBLIC_URL: a base URL takes no query, fragment or spaces, got {text!r}")
+    return text.rstrip("/")
+
+
+def _signing_key(env: Mapping[str, str], production: bool) -> str | None:
     """The checkpoint signer key, read and checked now, when RD_AUDIT_SIGNING_KEY names its file."""
     path = env.get("RD_AUDIT_SIGNING_KEY")
     if not path:
         return None
     try:
         with open(path, encoding="utf-8") as file:
+            if production:
+                _check_private(path, os.fstat(file.fileno()).st_mode)  # the file opened, not a path swapped since
             text = file.read().strip()
     except OSError as exc:
         raise SettingsError(f"RD_AUDIT_SIGNING_KEY: cannot read {path}: {exc.strerror}") from None
@@ -144,6 +192,28 @@ def _signing_key(env: Mapping[str, str]) -> str | None:
     except NoteError as exc:
         raise SettingsError(f"RD_AUDIT_SIGNING_KEY: {path} holds no signer key: {exc}") from None
     return text
+
+
+def _check_private(path: str, mode: int) -> None:
+    """Refuse a key file its group or others may open, as ssh refuses an unprotected private key: whoever reads it
+    can sign checkpoints and recall links as the service."""
+    if mode & 0o077:
+        raise SettingsError(
+            f"RD_AUDIT_SIGNING_KEY: {path} has mode 0{stat.S_IMODE(mode):o}, open to its group or others; "
+            f"RD_ENV=production takes only a key file its owner alone may read: chmod 600 {path}"
+        )
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated addresses or CIDR networks, each written out as a network (10.0.0.5 is 10.0.0.5/32)."""
+    networks = []
+    for item in filter(None, (i.strip() for i in env.get(name, "").split(","))):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            message = f"{name}: expected IP addresses or CIDR networks, comma separated, got {item!r}"
+            raise SettingsError(message) from None
+    return tuple(networks)
 
 
 def parse_operators(text: str, name: str = "RD_OPERATORS") -> dict[str, str]:

@@ -20,6 +20,7 @@ from service.api.recall_presenters import player_rounds_out
 from service.api.replies import read, write
 from service.db.unit_of_work import run
 from service.errors import ApiError
+from service.settings import Settings
 from service.use_cases import recall_use_cases
 from service.use_cases.recall_use_cases import Link
 from service.web.recall_page import CSP, render
@@ -41,12 +42,11 @@ async def player_rounds(
     return player_rounds_out(player_id, found)
 
 
-def link_url(request: Request[Any, Any, Any], link: Link, signature: str) -> str:
-    settings = request.app.state.settings
-    base = settings.public_url or str(request.base_url).rstrip("/")
+def link_url(settings: Settings, link: Link, signature: str) -> str:
+    """The link on settings.link_base, never on the request's Host: the caller writes that header, unsigned."""
     query = {"player": link.player_id} if link.player_id is not None else {}
     query |= {"expires": str(link.expires), "sig": signature}
-    return f"{base}/recall/{link.round_id}?{urlencode(query)}"
+    return f"{settings.link_base}/recall/{link.round_id}?{urlencode(query)}"
 
 
 @post(
@@ -60,10 +60,10 @@ async def recall_link(
     request: Request[Any, Any, Any], round_id: FromPath[UUID], idempotency_key: IdempotencyKey
 ) -> Response[bytes]:
     data: wire.RecallLinkIn = body_of(request) or wire.RecallLinkIn()
-    settings = request.app.state.settings
+    settings: Settings = request.app.state.settings
 
     def present(link: Link) -> bytes:
-        url = link_url(request, link, recall_use_cases.link_signature(settings, link))
+        url = link_url(settings, link, recall_use_cases.link_signature(settings, link))
         return presenters.encode(wire.RecallLinkOut(url=url, expires_at=datetime.fromtimestamp(link.expires, UTC)))
 
     return await write(

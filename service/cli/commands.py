@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from service.cli.database_setup import (
@@ -25,6 +25,9 @@ from service.cli.database_setup import (
     settings_or_exit,
 )
 from service.settings import Settings, SettingsError, check_can_serve
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 def register(sub: Any) -> None:
@@ -116,8 +119,6 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 
 
 def cmd_serve(_: argparse.Namespace) -> int:
-    import uvicorn
-
     # uvicorn shuts down on SIGTERM and then raises it again under the handler it found: the default one would end
     # the process before any `finally` or atexit ran, leaving the embedded PostgreSQL running and the metrics
     # directory behind. As SystemExit it unwinds like Ctrl-C's KeyboardInterrupt.
@@ -148,21 +149,31 @@ def cmd_serve(_: argparse.Namespace) -> int:
         print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
         print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
         from service.runtime import workers
-        from service.runtime.http_protocol import JoinedWritesProtocol
 
-        workers.serve(
-            uvicorn.Config(
-                "service.app:app_from_env",
-                factory=True,
-                host=settings.host,
-                port=settings.port,
-                workers=settings.workers,
-                log_level="warning",
-                access_log=False,
-                http=JoinedWritesProtocol,
-            )
-        )
+        workers.serve(server_config(settings))
     return 0
+
+
+def server_config(settings: Settings) -> uvicorn.Config:
+    """How uvicorn serves the app. X-Forwarded-For and -Proto are read only from RD_TRUSTED_PROXIES: uvicorn on its
+    own trusts them from 127.0.0.1, so anyone on the host (or a proxy of anyone's) could name any client address."""
+    import uvicorn  # here, not at the top: the other commands never load the server
+
+    from service.runtime.http_protocol import JoinedWritesProtocol
+
+    trusted = ",".join(settings.trusted_proxies)
+    return uvicorn.Config(
+        "service.app:app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level="warning",
+        access_log=False,
+        http=JoinedWritesProtocol,
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted,
+    )
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ SERVICE_TABLES = (
     "audit_checkpoints",
     "system_chain",
     "auth_failures",
+    "auth_failure_quota",
     "inbetween_games",
 )
 

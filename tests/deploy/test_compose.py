@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from compose_spec import PyCompose
 
-from tests.deploy.support import DEPLOY, load_yaml
+from tests.deploy.support import DEPLOY, check_production_start, load_yaml
 
 COMPOSE = DEPLOY / "compose.yaml"
 # ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}
@@ -100,3 +102,30 @@ def test_prometheus_scrapes_the_metrics_port_of_every_replica_as_job_reddog() ->
     config = load_yaml(DEPLOY / "prometheus" / "prometheus.yml")
     (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "reddog"]
     assert job["dns_sd_configs"] == [{"names": ["app"], "type": "A", "port": 9100, "refresh_interval": "15s"}]
+
+
+def test_the_signing_key_is_a_file_the_images_user_alone_may_read() -> None:
+    app = services()["app"]
+    (secret,) = app["secrets"]
+    assert secret["mode"] & 0o077 == 0, "production refuses a key file its group or others may read"
+    assert (secret["uid"], secret["gid"]) == ("10001", "10001")
+    assert "USER 10001:10001" in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert app["environment"]["RD_AUDIT_SIGNING_KEY"] == f"/run/secrets/{secret['target']}"
+
+
+def test_the_app_environment_passes_every_production_start_up_check(tmp_path: Path) -> None:
+    environment = services()["app"]["environment"]
+    assert environment["RD_ENV"] == "production"
+    check_production_start(environment, tmp_path)
+
+
+def test_the_replicas_trust_forwarded_headers_from_the_proxy_alone_whose_address_no_other_container_gets() -> None:
+    compose = yaml.safe_load(interpolated(COMPOSE.read_text(encoding="utf-8"), example_env()))
+    (pool,) = compose["networks"]["default"]["ipam"]["config"]
+    proxy = ipaddress.ip_address(compose["services"]["proxy"]["networks"]["default"]["ipv4_address"])
+    trusted = compose["services"]["app"]["environment"]["RD_TRUSTED_PROXIES"]
+    assert [ipaddress.ip_network(n) for n in trusted.split(",")] == [ipaddress.ip_network(proxy)]
+    assert proxy in ipaddress.ip_network(pool["subnet"])
+    assert proxy not in ipaddress.ip_network(pool["ip_range"])
+    nginx = (DEPLOY / "proxy" / "nginx.conf").read_text(encoding="utf-8")
+    assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in nginx  # appends the peer it saw

@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 import yaml
 from kubernetes_validate import utils as kv
 
-from tests.deploy.support import DEPLOY, load_yaml
+from tests.deploy.support import DEPLOY, check_production_start, load_yaml
 
 BASE = DEPLOY / "k8s"
 VERSIONS = ["1.29", "1.37"]  # the oldest Kubernetes we claim, and the newest kubernetes-validate bundles
@@ -97,7 +98,7 @@ def test_probes_use_the_health_routes_and_the_pods_run_unprivileged() -> None:
     assert pod["securityContext"]["runAsNonRoot"] is True
     assert pod["automountServiceAccountToken"] is False
     for spec in (pod, one("Job")["spec"]["template"]["spec"]):
-        for c in spec["containers"]:
+        for c in [*spec.get("initContainers", []), *spec["containers"]]:
             assert c["securityContext"]["allowPrivilegeEscalation"] is False
             assert c["securityContext"]["readOnlyRootFilesystem"] is True
             assert c["image"] == "registry.example.com/reddog:0.1.0" or c["image"] == "reddog"
@@ -149,3 +150,30 @@ def test_the_hpa_pdb_and_services_select_the_deployment() -> None:
         one("Service", "reddog-metrics")["spec"]["selector"],
     ):
         assert selector.items() <= labels.items()
+
+
+def test_the_service_reads_its_signing_key_from_a_file_its_user_alone_may_read() -> None:
+    pod = one("Deployment")["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    key = PurePosixPath(next(e["value"] for e in container["env"] if e["name"] == "RD_AUDIT_SIGNING_KEY"))
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    (mount,) = [m for m in container["volumeMounts"] if m["mountPath"] == str(key.parent)]
+    # Not the secret volume itself: under fsGroup its files are group-readable whatever defaultMode says.
+    assert volumes[mount["name"]]["emptyDir"]["medium"] == "Memory"
+    (init,) = pod["initContainers"]
+    program, flag, mode, source, target = init["command"]
+    assert (program, flag) == ("install", "-m")
+    assert int(mode, 8) & 0o077 == 0, "production refuses a key file its group or others may read"
+    assert PurePosixPath(source).name == key.name
+    assert target.rstrip("/") == str(key.parent)
+    init_mounts = {m["mountPath"]: m["name"] for m in init["volumeMounts"]}
+    assert init_mounts[str(key.parent)] == mount["name"]
+    assert "secret" in volumes[init_mounts[str(PurePosixPath(source).parent)]]
+    assert pod["securityContext"]["runAsUser"] == 10001  # install runs as the service's user: the file is its own
+
+
+def test_the_service_environment_passes_every_production_start_up_check(tmp_path: Path) -> None:
+    (container,) = one("Deployment")["spec"]["template"]["spec"]["containers"]
+    environment = {e["name"]: e["value"] for e in container["env"] if "value" in e}  # secrets are filled in
+    assert environment["RD_ENV"] == "production"
+    check_production_start(environment, tmp_path)

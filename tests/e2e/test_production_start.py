@@ -44,7 +44,13 @@ async def test_a_new_release_is_unready_until_the_migration_job_has_applied_its_
 ) -> None:
     key = tmp_path / "checkpoint.key"
     key.write_text(AUDIT_KEY.signer_key, encoding="utf-8")  # production serves only with its checkpoint key
-    production = {"RD_ENV": "production", "RD_ALLOW_TEST_TABLES": "false", "RD_AUDIT_SIGNING_KEY": str(key)}
+    key.chmod(0o600)  # and only from a file no one else may read
+    production = {
+        "RD_ENV": "production",
+        "RD_ALLOW_TEST_TABLES": "false",
+        "RD_AUDIT_SIGNING_KEY": str(key),
+        "RD_PUBLIC_URL": "https://rd.example.com",  # production hands out links only on its public base
+    }
     async with scratch_database(database_server) as url:
         await as_before_migration_006(url)
         # Production serves as a login in reddog_app (never the owner); the migration job runs as the owner.

@@ -183,12 +183,14 @@ async def test_the_start_up_check_names_a_superuser_an_owner_of_the_tables_and_p
 def test_serve_refuses_in_one_line_to_run_as_the_owner_outside_development(database: Database, tmp_path: Path) -> None:
     key_file = tmp_path / "audit.key"
     key_file.write_text(AUDIT_KEY.signer_key)  # production serves only with a checkpoint key
+    key_file.chmod(0o600)  # and only from a file no one else may read
     env = {
         **os.environ,
         "DATABASE_URL": database.owner_url,
         "RD_ENV": "Production",
         "RD_OPERATORS": f"acme:{STRONG}",
         "RD_AUDIT_SIGNING_KEY": str(key_file),
+        "RD_PUBLIC_URL": "https://rd.example.com",
     }
     done = subprocess.run(
         [sys.executable, "-m", "service.cli.cli", "serve"],
@@ -241,10 +243,11 @@ async def test_the_migrate_command_uses_migrate_database_url_as_owner_and_makes_
 async def test_the_app_itself_refuses_the_owner_outside_development_however_it_is_started(database: Database) -> None:
     from service.app import UnsafeDatabaseRole
 
-    owner_settings = make_settings(database.owner_url, env="production")
+    owner_settings = make_settings(database.owner_url, env="production", public_url="https://rd.example.com")
     with pytest.raises(ExceptionGroup) as refused:  # the lifespan's task group wraps it
         async with live(owner_settings):
             pass
     assert refused.group_contains(UnsafeDatabaseRole, match="superuser")
-    async with live(make_settings(database.app_url, env="production")) as server:  # the app login starts
+    production = make_settings(database.app_url, env="production", public_url="https://rd.example.com")
+    async with live(production) as server:  # the app login starts
         assert (await server.api.get("/v1/tables")).status_code == 200

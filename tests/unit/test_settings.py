@@ -119,3 +119,19 @@ def test_auditors_are_their_own_id_secret_pairs_and_never_an_operator_id() -> No
         from_env({"RD_OPERATORS": "acme:a", "RD_AUDITORS": "acme:b"})
     with pytest.raises(SettingsError, match="RD_AUDITORS"):
         from_env({"RD_AUDITORS": "nocolon"})
+
+
+def test_trusted_proxies_are_addresses_or_networks_and_none_by_default() -> None:
+    assert from_env({}).trusted_proxies == ()
+    settings = from_env({"RD_TRUSTED_PROXIES": "172.28.0.10, 10.0.0.0/8,fd00::/8"})
+    assert settings.trusted_proxies == ("172.28.0.10/32", "10.0.0.0/8", "fd00::/8")
+    for bad in ("nginx", "10.0.0.0/33", "*"):
+        with pytest.raises(SettingsError, match="RD_TRUSTED_PROXIES"):
+            from_env({"RD_TRUSTED_PROXIES": bad})
+
+
+def test_the_global_cap_on_failed_signature_records_defaults_to_60_a_minute_and_is_configurable() -> None:
+    assert from_env({}).auth_failure_records_per_minute == 60
+    assert from_env({"RD_AUTH_FAILURE_RECORDS_PER_MINUTE": "5"}).auth_failure_records_per_minute == 5
+    with pytest.raises(SettingsError, match="RD_AUTH_FAILURE_RECORDS_PER_MINUTE"):
+        from_env({"RD_AUTH_FAILURE_RECORDS_PER_MINUTE": "0"})

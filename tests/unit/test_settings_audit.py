@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ def test_the_signing_key_is_read_from_the_file_rd_audit_signing_key_names(tmp_pa
     key = tmp_path / "audit.key"
     key.write_text(PAIR.signer_key + "\n")
     assert from_env({"RD_AUDIT_SIGNING_KEY": str(key)}).audit_signing_key == PAIR.signer_key
+    key.chmod(0o600)  # production takes only a key file its owner alone may read (below)
     assert from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)}).production
 
 
@@ -49,3 +51,57 @@ def test_checkpoint_intervals_and_link_lifetimes_are_bounded_whole_numbers() -> 
                         ("RD_RECALL_LINK_TTL_SECONDS", "1")]:  # fmt: skip
         with pytest.raises(SettingsError, match=name):
             from_env({name: value})
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620, 0o602], ids=oct)
+def test_production_refuses_a_key_file_that_group_or_others_may_open_and_says_to_chmod_600(
+    tmp_path: Path, mode: int
+) -> None:
+    key = tmp_path / "audit.key"
+    key.write_text(PAIR.signer_key + "\n")
+    key.chmod(mode)
+    with pytest.raises(SettingsError, match=rf"RD_AUDIT_SIGNING_KEY: .*0{mode:o}.*chmod 600 {re.escape(str(key))}"):
+        from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)})
+    assert from_env({"RD_AUDIT_SIGNING_KEY": str(key)}).audit_signing_key == PAIR.signer_key  # development reads it
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o400], ids=oct)
+def test_production_takes_a_key_file_only_its_owner_may_read(tmp_path: Path, mode: int) -> None:
+    key = tmp_path / "audit.key"
+    key.write_text(PAIR.signer_key + "\n")
+    key.chmod(mode)
+    assert from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key)}).audit_signing_key == PAIR.signer_key
+
+
+def _production_with_key(tmp_path: Path, **env: str) -> dict[str, str]:
+    key = tmp_path / "audit.key"
+    key.write_text(PAIR.signer_key + "\n")
+    key.chmod(0o600)
+    return {**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(key), **env}
+
+
+def test_production_refuses_to_serve_without_rd_public_url_since_links_would_take_the_callers_host(
+    tmp_path: Path,
+) -> None:
+    settings = from_env(_production_with_key(tmp_path))
+    with pytest.raises(SettingsError, match="RD_PUBLIC_URL: production serves only with"):
+        check_can_serve(settings)
+    with pytest.raises(SettingsError, match="RD_PUBLIC_URL"):
+        create_app(settings)
+    check_can_serve(from_env(_production_with_key(tmp_path, RD_PUBLIC_URL="https://rd.example.com/")))
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["rd.example.com", "ftp://rd.example.com", "https://", "https://rd.example.com/?a=1", "https://rd.example.com/#x",
+     "https://user@rd.example.com", "https://rd.example.com:99999", "https://rd example.com"],
+)  # fmt: skip
+def test_rd_public_url_is_an_http_or_https_base_with_a_host_and_nothing_after_the_path(value: str) -> None:
+    with pytest.raises(SettingsError, match="RD_PUBLIC_URL"):
+        from_env({"RD_PUBLIC_URL": value})
+
+
+def test_links_are_based_on_rd_public_url_or_else_on_the_servers_own_host_and_port() -> None:
+    assert from_env({"RD_PUBLIC_URL": "https://rd.example.com/games/"}).link_base == "https://rd.example.com/games"
+    assert from_env({}).link_base == "http://127.0.0.1:8000"
+    assert from_env({"RD_HOST": "::1", "RD_PORT": "8123"}).link_base == "http://[::1]:8123"
