@@ -23,6 +23,7 @@ from audit.replay import Replayer
 from audit.verify_export import ExportVerifier
 from service.chains.audit_export import Scope, export_lines, export_total
 from service.chains.audit_verify import verify_database
+from service.chains.game_reconcile import GamesReport
 from service.chains.round_reconcile import RoundsReport, reconcile_stored_rounds
 from service.cli.database_setup import database_url, settings_or_exit
 
@@ -124,6 +125,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = await verify_database(conn, checker)
         audit_cli.print_verify(report.chains, as_json=args.json)
         _print_rounds(report.rounds)
+        _print_games(report.games)
         return 0 if report.ok else 1
 
     return _run(work)
@@ -163,3 +165,14 @@ def _print_rounds(rounds: RoundsReport) -> None:
     verdict = "every stored round matches its records" if rounds.ok else f"{len(differences)} DIFFER"
     skipped = f" ({rounds.unreadable} with pre-schema-2 records not reconciled)" if rounds.unreadable else ""
     print(f"reconciled {rounds.checked} stored rounds with their records{skipped}: {verdict}", file=sys.stderr)
+
+
+def _print_games(games: GamesReport) -> None:
+    """The games' reconciliation on stderr, as the rounds' is."""
+    differences = games.differences
+    for difference in differences[: audit_cli.LISTED]:
+        print(f"  STORED GAME DIFFERS {difference.game_id}: {difference.detail}", file=sys.stderr)
+    if len(differences) > audit_cli.LISTED:
+        print(f"  ... and {len(differences) - audit_cli.LISTED} more", file=sys.stderr)
+    verdict = "every stored game matches its records" if games.ok else f"{len(differences)} DIFFER"
+    print(f"reconciled {games.checked} stored In Between games with their records: {verdict}", file=sys.stderr)
