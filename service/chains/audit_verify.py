@@ -19,11 +19,12 @@ import msgspec
 from audit.export_format import CheckpointLine, Line
 from audit.game_fold import GameFolder
 from audit.replay import Replayer
+from audit.system_events import SigningKeyRotated
 from audit.verify_export import ExportVerifier, VerifyReport
 from service.chains.audit_export import checkpoint_lines, head_of, line_of
 from service.chains.game_reconcile import GamesReport, reconcile_stored_games
 from service.chains.round_reconcile import RoundsReport, reconcile_stored_rounds
-from service.db import Conn
+from service.db import Conn, system_sql
 from service.db.audit_export_sql import ExportTable, select_export_tables, select_game_heads, stream_records
 
 BATCH = 2000
@@ -34,6 +35,7 @@ class DatabaseReport(msgspec.Struct, frozen=True, kw_only=True):
     chains: VerifyReport  # every chain: the system's, each table's, each game's
     rounds: RoundsReport  # every stored round against its records
     games: GamesReport = msgspec.field(default_factory=lambda: GamesReport(checked=0, differences=[]))
+    rotations: list[SigningKeyRotated] = msgspec.field(default_factory=list)  # the system chain's key history
 
     @property
     def ok(self) -> bool:
@@ -58,7 +60,8 @@ async def verify_database(conn: Conn, checker: ExportVerifier | None = None) -> 
             games.feed(batch)
     rounds = await reconcile_stored_rounds(conn, folder.recorded_rounds())
     stored_games = await reconcile_stored_games(conn, games.recorded_games())
-    return DatabaseReport(chains=checker.report(), rounds=rounds, games=stored_games)
+    rotations = await system_sql.select_key_rotations(conn)
+    return DatabaseReport(chains=checker.report(), rounds=rounds, games=stored_games, rotations=rotations)
 
 
 async def _chain_lines(

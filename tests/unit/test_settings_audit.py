@@ -69,7 +69,7 @@ def test_reddog_serve_refuses_the_development_key_in_production_in_one_line(tmp_
     path, _ = development_key(tmp_path / "data")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RD_")}
     env.update(PRODUCTION, RD_AUDIT_SIGNING_KEY=str(path), DATABASE_URL="postgresql://nobody@127.0.0.1:1/unused")
-    done = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+    done = subprocess.run(
         [sys.executable, "-m", "service.cli.cli", "serve"],
         env=env,
         capture_output=True,
