@@ -69,7 +69,15 @@ class AuthenticationFailed(_SystemEvent, frozen=True, tag="authentication_failed
     last_at: datetime
 
 
-SystemEvent = ServiceStarted | ServiceStopped | MigrationApplied | AuthenticationFailed
+class SigningKeyRotated(_SystemEvent, frozen=True, tag="signing_key_rotated"):
+    """The checkpoint signing key changes on purpose: from here on a service starts only with `new_key`."""
+
+    old_key: str | None = None  # the verifier key last recorded before (None: none was)
+    new_key: str = ""  # the verifier key of the key that signs from now on (public; never the private key)
+    rotated_at: datetime | None = None
+
+
+SystemEvent = ServiceStarted | ServiceStopped | MigrationApplied | AuthenticationFailed | SigningKeyRotated
 
 _decoder = msgspec.json.Decoder(Record[SystemEvent])
 
@@ -77,3 +85,26 @@ _decoder = msgspec.json.Decoder(Record[SystemEvent])
 def decode_system_record(body: bytes) -> Record[SystemEvent]:
     """A system chain record's bytes back as the record with its typed event."""
     return _decoder.decode(body)
+
+
+class _KeysInForce(msgspec.Struct, frozen=True):
+    audit_key: str | None = None
+
+
+class _KeyNamed(msgspec.Struct, frozen=True):
+    settings: _KeysInForce | None = None  # a start's
+    new_key: str | None = None  # a rotation's
+
+
+class _RecordNamingKey(msgspec.Struct, frozen=True):
+    event: _KeyNamed
+
+
+_key_decoder = msgspec.json.Decoder(_RecordNamingKey)
+
+
+def key_named(body: bytes) -> str | None:
+    """The signing key a start or a rotation record says is in force, if any; only those fields are read, so a start
+    recorded by an older release (fewer settings) still names its key."""
+    event = _key_decoder.decode(body).event
+    return event.new_key or (event.settings.audit_key if event.settings is not None else None)

@@ -27,6 +27,7 @@ from service.api import (
 from service.api.auth import authenticate
 from service.api.openapi import schema_site
 from service.chains import checkpoints, system_chain
+from service.chains.key_continuity import SigningKeyChanged
 from service.clock import Clock, system_clock
 from service.db.app_login import unsafe_role
 from service.db.unit_of_work import Runner
@@ -115,7 +116,11 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
         metrics.observe_pool_size(app.state.pool.get_size())
         await configuration_metrics.open_tables_seen(app.state.pool)
         await checkpoints.observe_newest(app.state.pool)
-        await system_chain.service_started(app.state.runner)
+        try:
+            await system_chain.service_started(app.state.runner)
+        except SigningKeyChanged:
+            await app.state.pool.close()  # refused: nothing may be left running (reddog serve said so in one line)
+            raise
         loops = (sweeper.run_forever, checkpoints.run_forever, auth_failures.run_forever) if sweep else ()
         tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
         try:

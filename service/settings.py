@@ -22,6 +22,8 @@ MIN_SECRET_BYTES = 32  # 256 bits, the HMAC-SHA256 key size: required of every s
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE = 60  # at most 86,400 records a day, whatever the attacker sends
 APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
+# The name `make run` gives the key it writes under the data directory: that file is no secret kept for production.
+DEVELOPMENT_KEY_NAME = "reddog.dev/audit"
 
 
 class SettingsError(ValueError):
@@ -146,16 +148,28 @@ def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
 
 
 def check_can_serve(settings: Settings) -> None:
-    """What serving needs beyond valid settings: in production, a key to sign checkpoints and the base of the links
-    it hands out (a migration needs neither)."""
-    if settings.production and settings.audit_signing_key is None:
+    """What serving needs beyond valid settings: in production, a key of its own to sign checkpoints and the base of
+    the links it hands out (a migration needs neither)."""
+    if not settings.production:
+        return
+    if settings.audit_signing_key is None:
         raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
-    if settings.production and settings.public_url is None:
+    if is_development_key(settings.audit_signing_key):
+        raise SettingsError(
+            f"RD_AUDIT_SIGNING_KEY: the development key ({DEVELOPMENT_KEY_NAME}) that `make run` writes is refused when"
+            " RD_ENV=production; make one with `reddog audit-keygen --name <your host>/audit --out FILE`"
+        )
+    if settings.public_url is None:
         raise SettingsError(
             "RD_PUBLIC_URL: production serves only with the public base URL of the links it hands out (such as"
             " https://rd.example.com): its own RD_HOST:RD_PORT is not where players reach it, and a request's Host"
             " header is never used"
         )
+
+
+def is_development_key(signer_key: str) -> bool:
+    """Whether a signer key is one `make run` made: its name says so."""
+    return parse_signer(signer_key).name == DEVELOPMENT_KEY_NAME
 
 
 def _public_url(env: Mapping[str, str]) -> str | None:

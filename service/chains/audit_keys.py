@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 
 from audit.signed_note import KeyPair, generate_key, parse_signer
+from service.settings import DEVELOPMENT_KEY_NAME
 
-DEVELOPMENT_NAME = "reddog.dev/audit"
+DEVELOPMENT_NAME = DEVELOPMENT_KEY_NAME  # production refuses a key of this name (settings.check_can_serve)
 DEVELOPMENT_FILE = "audit-signing.key"
 
 

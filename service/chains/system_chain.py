@@ -15,7 +15,7 @@ import structlog
 
 from audit.system_events import ServiceStarted, ServiceStopped, SettingsInForce, SystemEvent
 from paytables.red_dog import loader
-from service.chains import checkpoints
+from service.chains import checkpoints, key_continuity
 from service.db import system_sql
 from service.db.unit_of_work import Runner, UnitOfWork, run
 from service.settings import Settings
@@ -85,8 +85,17 @@ def settings_in_force(settings: Settings) -> SettingsInForce:
 
 
 async def service_started(runner: Runner) -> None:
+    """Record the start, its settings and its signing key; refused (SigningKeyChanged) when the key is not the one
+    last recorded, outside development (`key_continuity.py`)."""
+
     async def work(unit: UnitOfWork) -> None:
         settings = unit.settings
+        await system_sql.lock_system_chain(unit.conn)  # held to the commit: the key checked is the key last recorded
+        refusal = await key_continuity.key_refusal(unit.conn, settings)
+        if refusal is not None and key_continuity.enforced(settings):
+            raise key_continuity.SigningKeyChanged(f"refusing to serve: {refusal}")
+        if refusal is not None:
+            log.warning("signing_key_changed", detail=refusal, allowed_because="RD_ENV=development")
         started = ServiceStarted(
             instance=instance(),
             version=version(),

@@ -1,8 +1,11 @@
-"""`reddog audit export|verify|replay`: the offline tools of `audit/audit_cli.py`, plus what needs the database.
+"""`reddog audit export|verify|replay|rotate-key`: the offline tools of `audit/audit_cli.py`, plus what needs the
+database.
 
 `export` writes the export file; `verify --db` is the one check of the whole database (`chains/audit_verify.py`:
-every chain, to its last record, and every stored round), and `replay --db` re-runs the export's rounds straight from
-`DATABASE_URL`; each in one read-only snapshot. `audit-verify` is an older name for `audit verify --db`.
+every chain, to its last record, every stored round and game, and the signing key rotations listed), and
+`replay --db` re-runs the export's rounds straight from `DATABASE_URL`; each in one read-only snapshot.
+`audit-verify` is an older name for `audit verify --db`. `rotate-key` records on the system chain that another
+checkpoint key signs from now on (`chains/key_continuity.py`).
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ import asyncpg
 from audit import audit_cli
 from audit.export_format import Line, encode_line
 from audit.replay import Replayer
+from audit.system_events import SigningKeyRotated
 from audit.verify_export import ExportVerifier
 from service.chains.audit_export import Scope, export_lines, export_total
 from service.chains.audit_verify import verify_database
+from service.chains.game_reconcile import GamesReport
 from service.chains.round_reconcile import RoundsReport, reconcile_stored_rounds
 from service.cli.database_setup import database_url, settings_or_exit
 
@@ -41,6 +46,9 @@ def register(sub: Any) -> None:
         command = add(actions)
         command.add_argument("--db", action="store_true", help="read DATABASE_URL (read-only) instead of a FILE")
         command.set_defaults(handler=cmd_verify if add is audit_cli.add_verify else cmd_replay)
+    r = actions.add_parser("rotate-key", help="record on the system chain that another checkpoint signing key signs")
+    r.add_argument("--new-key", required=True, metavar="FILE", help="the new signer key file (reddog audit-keygen)")
+    r.set_defaults(handler=cmd_rotate_key)
     alias = audit_cli.add_verify(sub, "audit-verify", "an alias of `reddog audit verify --db`")
     alias.set_defaults(handler=cmd_audit_verify, db=True)
 
@@ -124,9 +132,53 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = await verify_database(conn, checker)
         audit_cli.print_verify(report.chains, as_json=args.json)
         _print_rounds(report.rounds)
+        _print_games(report.games)
+        _print_rotations(report.rotations)
         return 0 if report.ok else 1
 
     return _run(work)
+
+
+def cmd_rotate_key(args: argparse.Namespace) -> int:
+    """Write the rotation record (old and new verifier key) so that a service may start with the new key."""
+    from audit.signed_note import NoteError
+    from service.chains import key_continuity
+    from service.settings import SettingsError
+
+    settings = settings_or_exit()
+    try:
+        with open(args.new_key, encoding="utf-8") as file:
+            new_key = file.read().strip()
+    except OSError as exc:
+        raise SystemExit(f"reddog audit rotate-key: cannot read {args.new_key}: {exc.strerror}") from None
+    url, _server = database_url(settings)
+
+    async def rotate() -> SigningKeyRotated:
+        conn = await asyncpg.connect(url)
+        try:
+            return await key_continuity.rotate(conn, new_key, production=settings.production, now=datetime.now(UTC))
+        finally:
+            await conn.close()
+
+    try:
+        rotated = asyncio.run(rotate())
+    except (NoteError, SettingsError) as exc:
+        raise SystemExit(f"reddog audit rotate-key: {exc}") from None
+    print(f"recorded on the system chain: {_rotation(rotated)}")
+    print(f"serve with RD_AUDIT_SIGNING_KEY={args.new_key}; publish the new verifier key {rotated.new_key}")
+    return 0
+
+
+def _rotation(rotated: SigningKeyRotated) -> str:
+    at = "" if rotated.rotated_at is None else f" at {rotated.rotated_at.isoformat()}"
+    return f"signing key rotated{at}: {rotated.old_key or '(none recorded)'} -> {rotated.new_key}"
+
+
+def _print_rotations(rotations: list[SigningKeyRotated]) -> None:
+    """The key history on stderr: each rotation, so a reader knows which key signed which checkpoints."""
+    for rotated in rotations:
+        print(f"  {_rotation(rotated)}", file=sys.stderr)
+    print(f"signing key rotations recorded on the system chain: {len(rotations)}", file=sys.stderr)
 
 
 def _no_file(args: argparse.Namespace) -> None:
@@ -163,3 +215,14 @@ def _print_rounds(rounds: RoundsReport) -> None:
     verdict = "every stored round matches its records" if rounds.ok else f"{len(differences)} DIFFER"
     skipped = f" ({rounds.unreadable} with pre-schema-2 records not reconciled)" if rounds.unreadable else ""
     print(f"reconciled {rounds.checked} stored rounds with their records{skipped}: {verdict}", file=sys.stderr)
+
+
+def _print_games(games: GamesReport) -> None:
+    """The games' reconciliation on stderr, as the rounds' is."""
+    differences = games.differences
+    for difference in differences[: audit_cli.LISTED]:
+        print(f"  STORED GAME DIFFERS {difference.game_id}: {difference.detail}", file=sys.stderr)
+    if len(differences) > audit_cli.LISTED:
+        print(f"  ... and {len(differences) - audit_cli.LISTED} more", file=sys.stderr)
+    verdict = "every stored game matches its records" if games.ok else f"{len(differences)} DIFFER"
+    print(f"reconciled {games.checked} stored In Between games with their records: {verdict}", file=sys.stderr)

@@ -17,6 +17,7 @@ from uuid import UUID
 
 from service.cli.database_setup import (
     check_role_or_exit,
+    check_signing_key_or_exit,
     database_url,
     dev_app_password,
     embedded_server,
@@ -132,6 +133,7 @@ def cmd_serve(_: argparse.Namespace) -> int:
         return 2
     url, _server = serving_url(settings)
     check_role_or_exit(url, settings)
+    check_signing_key_or_exit(url, settings)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
     with metrics_directory(settings.data_dir):
         from service.runtime import (

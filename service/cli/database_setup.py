@@ -119,3 +119,33 @@ def check_role_or_exit(url: str, settings: Settings) -> None:
         file=sys.stderr,
     )
     raise SystemExit(1)
+
+
+def check_signing_key_or_exit(url: str, settings: Settings) -> None:
+    """Refuse to serve, in one line, with a signing key other than the one the system chain last recorded (outside
+    development; the start itself checks again under the chain's lock)."""
+    import asyncpg
+
+    from service.chains import key_continuity
+    from service.db import system_sql
+
+    async def check() -> str | None:
+        conn = await asyncpg.connect(url)
+        try:
+            if not await system_sql.system_chain_exists(conn):
+                return None  # not migrated yet: the start waits for the migrations, and checks then
+            async with conn.transaction(isolation="repeatable_read", readonly=True):
+                return await key_continuity.key_refusal(conn, settings)
+        finally:
+            await conn.close()
+
+    if not key_continuity.enforced(settings):
+        return
+    try:
+        problem = asyncio.run(check())
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        print(f"reddog: cannot reach the database at {_where(url)}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    if problem is not None:
+        print(f"reddog: refusing to serve: {problem}", file=sys.stderr)
+        raise SystemExit(1)

@@ -83,6 +83,6 @@ async def verified_scratch_database(server_url: str) -> AsyncIterator[Database]:
         conn = await asyncpg.connect(url)
         try:
             report = await verify_everything(conn)
-            assert report.ok, (report.chains.faults[:5], report.rounds.differences[:5])
+            assert report.ok, (report.chains.faults[:5], report.rounds.differences[:5], report.games.differences[:5])
         finally:
             await conn.close()

@@ -35,6 +35,18 @@ def free_port() -> int:
         return port
 
 
+def _run_key(data_dir: Path) -> Path:
+    """The run's one checkpoint key in a file: every server on the run's database signs with the key the in-process
+    apps use, as a deployment's replicas do (a key of its own would be refused outside development)."""
+    from tests.conftest import AUDIT_KEY  # here: the benchmarks import this module without pytest's conftest
+
+    path = data_dir / "run-signing.key"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(AUDIT_KEY.signer_key + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
 @contextlib.contextmanager
 def served(
     database_url: str,
@@ -56,6 +68,7 @@ def served(
         "RD_ALLOW_TEST_TABLES": "true",
         "RD_LOG_LEVEL": "WARNING",
         "RD_DATA_DIR": str(data_dir),
+        "RD_AUDIT_SIGNING_KEY": str(_run_key(data_dir)),
         **(env or {}),
     }
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RD_", "PROMETHEUS_MULTIPROC"))}

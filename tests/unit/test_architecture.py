@@ -24,6 +24,7 @@ AUDIT_READERS = {
     "audit/round_checks.py",
     "audit/shoe_checks.py",
     "audit/replay_stats.py",
+    "audit/game_fold.py",  # folds In Between records through the game's reducer, as replay does Red Dog's
 }
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from audit.signed_note import generate_key
 from service.app import create_app
+from service.chains.audit_keys import development_key
 from service.settings import SettingsError, check_can_serve, from_env
 
 PAIR = generate_key("reddog.test/audit", bytes(range(32)))
@@ -105,3 +109,32 @@ def test_links_are_based_on_rd_public_url_or_else_on_the_servers_own_host_and_po
     assert from_env({"RD_PUBLIC_URL": "https://rd.example.com/games/"}).link_base == "https://rd.example.com/games"
     assert from_env({}).link_base == "http://127.0.0.1:8000"
     assert from_env({"RD_HOST": "::1", "RD_PORT": "8123"}).link_base == "http://[::1]:8123"
+
+
+def test_production_refuses_the_development_key_that_make_run_writes(tmp_path: Path) -> None:
+    path, _ = development_key(tmp_path / "data")
+    settings = from_env({**PRODUCTION, "RD_AUDIT_SIGNING_KEY": str(path)})
+    with pytest.raises(SettingsError, match=r"RD_AUDIT_SIGNING_KEY: the development key \(reddog.dev/audit\)"):
+        check_can_serve(settings)
+    with pytest.raises(SettingsError, match="reddog audit-keygen"):
+        create_app(settings)
+    check_can_serve(from_env({"RD_ENV": "staging", "RD_AUDIT_SIGNING_KEY": str(path)}))  # outside production: fine
+
+
+def test_reddog_serve_refuses_the_development_key_in_production_in_one_line(tmp_path: Path) -> None:
+    path, _ = development_key(tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RD_")}
+    env.update(PRODUCTION, RD_AUDIT_SIGNING_KEY=str(path), DATABASE_URL="postgresql://nobody@127.0.0.1:1/unused")
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "reddog: bad setting: RD_AUDIT_SIGNING_KEY: the development key (reddog.dev/audit) that `make run` writes is"
+        " refused when RD_ENV=production; make one with `reddog audit-keygen --name <your host>/audit --out FILE`"
+    ]
