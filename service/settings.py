@@ -72,9 +72,6 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     auditors = parse_operators(env["RD_AUDITORS"], name="RD_AUDITORS") if env.get("RD_AUDITORS") else {}
     if both := sorted(set(operators) & set(auditors)):
         raise SettingsError(f"RD_AUDITORS: {both[0]!r} is an operator too; an auditor id must be its own")
-    if rd_env == "production":
-        _check_production_secrets(operators, "RD_OPERATORS")
-        _check_production_secrets(auditors, "RD_AUDITORS")
     pool_min = _int(env, "RD_POOL_MIN_SIZE", 2, 1, 100)
     settings = Settings(
         database_url=env.get("DATABASE_URL") or None,
@@ -124,8 +121,13 @@ def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
 
 
 def check_can_serve(settings: Settings) -> None:
-    """What serving needs beyond valid settings: in production, a key to sign checkpoints (a migration needs none)."""
-    if settings.production and settings.audit_signing_key is None:
+    """What serving needs beyond valid settings, checked only by what serves (a migration or a report needs neither):
+    in production, credentials nobody else knows and a key to sign checkpoints."""
+    if not settings.production:
+        return
+    _check_production_secrets(settings.operators, "RD_OPERATORS")
+    _check_production_secrets(settings.auditors, "RD_AUDITORS")
+    if settings.audit_signing_key is None:
         raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
 
 
