@@ -17,6 +17,10 @@ ENVIRONMENTS = ("development", "staging", "production")
 DEMO_SECRETS = frozenset({"demo-secret", "replace-with-a-long-random-secret", "replace-me"})
 MIN_SECRET_BYTES = 32  # 256 bits, the HMAC-SHA256 key size: required of every secret in production
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+# Outside 9090-9999, Prometheus' own ports and the range its wiki allocates to exporters (node_exporter's is its first),
+# and not a common server's default near the API's 8000 (8001 kubectl proxy, 8002-8004 Kong, 8005 Tomcat, 8006-8007
+# Proxmox, 8008 and 8080 HTTP alternates, 8009 AJP, 8010 Buildbot).
+DEFAULT_METRICS_PORT = 8012
 APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
 
 
@@ -32,7 +36,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     host: str = "127.0.0.1"
     port: int = 8000
     metrics_host: str = "127.0.0.1"  # /metrics shows gross gaming revenue: its own port, local by default
-    metrics_port: int = 9100
+    metrics_port: int = DEFAULT_METRICS_PORT
+    metrics_port_fallback: bool = False  # development with RD_METRICS_PORT unset: a taken port gives way to a free one
     env: str = "development"
     operators: dict[str, str] = msgspec.field(default_factory=lambda: {"demo": "demo-secret"})
     auditors: dict[str, str] = msgspec.field(default_factory=dict)  # read-only, every operator's records
@@ -81,7 +86,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         host=env.get("RD_HOST", "127.0.0.1"),
         port=_int(env, "RD_PORT", 8000, 1, 65535),
         metrics_host=env.get("RD_METRICS_HOST", "127.0.0.1"),
-        metrics_port=_int(env, "RD_METRICS_PORT", 9100, 1, 65535),
+        metrics_port=_int(env, "RD_METRICS_PORT", DEFAULT_METRICS_PORT, 1, 65535),
+        metrics_port_fallback=rd_env == "development" and not env.get("RD_METRICS_PORT"),
         env=rd_env,
         operators=operators,
         auditors=auditors,
