@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import httpx
 from audit.signed_note import generate_key
 from tests.support import shipped
 from tests.support.client import Signed
+from tests.support.database import ROOT
 from tests.support.served import free_port, running
 
 SECRET = "/run/secrets/audit_signing_key"  # where compose mounts the audit_signing_key secret
@@ -80,7 +82,13 @@ def test_the_compose_migrate_and_app_services_as_shipped_migrate_serve_and_play_
     key = generate_key("rd.example.com/audit", os.urandom(32))
     dot_env = shipped.filled_env_file(key.signer_key)
     services = shipped.compose_services(dot_env)
-    with shipped.compose_postgres(tmp_path / "pg", services["postgres"]) as socket_dir:
+    # Not under tmp_path: another pytest run as the same user makes /tmp/pytest-of-USER 0700 again when it starts,
+    # and the cluster's files belong to the wheel's own system user when tests run as root.
+    (ROOT / ".data").mkdir(exist_ok=True)
+    with (
+        tempfile.TemporaryDirectory(dir=ROOT / ".data", prefix="as-shipped-") as cluster,
+        shipped.compose_postgres(Path(cluster) / "pg", services["postgres"]) as socket_dir,
+    ):
         container = Container(tmp_path, socket_dir)
         container.secret.write_text(dot_env["RD_AUDIT_SIGNING_KEY_TEXT"], encoding="utf-8")
         env = container.env(services["migrate"])
