@@ -38,7 +38,7 @@ def service_env(database_url: str, port: int, workers: int, operators: str, data
     env.update(
         DATABASE_URL=database_url,
         RD_PORT=str(port),
-        RD_METRICS_PORT=str(free_port()),  # /metrics has a port of its own; 9100 may be another server's
+        RD_METRICS_PORT=str(free_port()),  # /metrics has a port of its own; the default may be another server's
         RD_WORKERS=str(workers),
         RD_OPERATORS=operators,
         RD_DATA_DIR=str(data_dir),  # the multi-worker metrics files go here, not into the developer's .data/

@@ -21,6 +21,10 @@ DEMO_SECRETS = frozenset({"demo-secret", "replace-with-a-long-random-secret", "r
 MIN_SECRET_BYTES = 32  # 256 bits, the HMAC-SHA256 key size: required of every secret in production
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE = 60  # at most 86,400 records a day, whatever the attacker sends
+# Outside 9090-9999, Prometheus' own ports and the range its wiki allocates to exporters (node_exporter's is its first),
+# and not a common server's default near the API's 8000 (8001 kubectl proxy, 8002-8004 Kong, 8005 Tomcat, 8006-8007
+# Proxmox, 8008 and 8080 HTTP alternates, 8009 AJP, 8010 Buildbot).
+DEFAULT_METRICS_PORT = 8012
 APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
 # The name `make run` gives the key it writes under the data directory: that file is no secret kept for production.
 DEVELOPMENT_KEY_NAME = "reddog.dev/audit"
@@ -38,7 +42,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     host: str = "127.0.0.1"
     port: int = 8000
     metrics_host: str = "127.0.0.1"  # /metrics shows gross gaming revenue: its own port, local by default
-    metrics_port: int = 9100
+    metrics_port: int = DEFAULT_METRICS_PORT
+    metrics_port_fallback: bool = False  # development with RD_METRICS_PORT unset: a taken port gives way to a free one
     env: str = "development"
     operators: dict[str, str] = msgspec.field(default_factory=lambda: {"demo": "demo-secret"})
     auditors: dict[str, str] = msgspec.field(default_factory=dict)  # read-only, every operator's records
@@ -92,9 +97,6 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     auditors = parse_operators(env["RD_AUDITORS"], name="RD_AUDITORS") if env.get("RD_AUDITORS") else {}
     if both := sorted(set(operators) & set(auditors)):
         raise SettingsError(f"RD_AUDITORS: {both[0]!r} is an operator too; an auditor id must be its own")
-    if rd_env == "production":
-        _check_production_secrets(operators, "RD_OPERATORS")
-        _check_production_secrets(auditors, "RD_AUDITORS")
     pool_min = _int(env, "RD_POOL_MIN_SIZE", 2, 1, 100)
     settings = Settings(
         database_url=env.get("DATABASE_URL") or None,
@@ -104,7 +106,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         host=env.get("RD_HOST", "127.0.0.1"),
         port=_int(env, "RD_PORT", 8000, 1, 65535),
         metrics_host=env.get("RD_METRICS_HOST", "127.0.0.1"),
-        metrics_port=_int(env, "RD_METRICS_PORT", 9100, 1, 65535),
+        metrics_port=_int(env, "RD_METRICS_PORT", DEFAULT_METRICS_PORT, 1, 65535),
+        metrics_port_fallback=rd_env == "development" and not env.get("RD_METRICS_PORT"),
         env=rd_env,
         operators=operators,
         auditors=auditors,
@@ -148,10 +151,13 @@ def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
 
 
 def check_can_serve(settings: Settings) -> None:
-    """What serving needs beyond valid settings: in production, a key of its own to sign checkpoints and the base of
-    the links it hands out (a migration needs neither)."""
+    """What serving needs beyond valid settings, checked only by what serves (a migration or a report needs neither):
+    in production, credentials nobody else knows, a key of its own to sign checkpoints and the base of the links it
+    hands out."""
     if not settings.production:
         return
+    _check_production_secrets(settings.operators, "RD_OPERATORS")
+    _check_production_secrets(settings.auditors, "RD_AUDITORS")
     if settings.audit_signing_key is None:
         raise SettingsError("RD_AUDIT_SIGNING_KEY: production serves only with the checkpoint signing key file")
     if is_development_key(settings.audit_signing_key):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -136,19 +137,10 @@ def cmd_serve(_: argparse.Namespace) -> int:
     check_signing_key_or_exit(url, settings)
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
     with metrics_directory(settings.data_dir):
-        from service.runtime import (
-            metrics_server,  # only now: prometheus-client reads the directory when first imported
-        )
-
-        try:
-            metrics_server.start(settings.metrics_host, settings.metrics_port)
-        except OSError as exc:
-            where = f"{settings.metrics_host}:{settings.metrics_port}"
-            print(f"reddog: cannot serve metrics on {where} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}", file=sys.stderr)
-            raise SystemExit(1) from None
+        metrics_port = _serve_metrics(settings)
         ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
         print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
-        print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
+        print(f"metrics on http://{settings.metrics_host}:{metrics_port}/metrics", file=sys.stderr)
         print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
         from service.runtime import workers
 
@@ -176,6 +168,26 @@ def server_config(settings: Settings) -> uvicorn.Config:
         proxy_headers=bool(trusted),
         forwarded_allow_ips=trusted,
     )
+
+
+def _serve_metrics(settings: Settings) -> int:
+    """Serve /metrics on RD_METRICS_PORT; the port it serves on. Only where no port was asked for (development) does
+    a taken one give way to a free one: a second `make run`, or a node_exporter, must not stop the first."""
+    from service.runtime import metrics_server  # only now: prometheus-client reads the directory when first imported
+
+    host, port = settings.metrics_host, settings.metrics_port
+    try:
+        server, _thread = metrics_server.start(host, port)
+    except OSError as exc:
+        if not (settings.metrics_port_fallback and exc.errno == errno.EADDRINUSE):
+            print(
+                f"reddog: cannot serve metrics on {host}:{port} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}",
+                file=sys.stderr,
+            )
+            raise SystemExit(1) from None
+        server, _thread = metrics_server.start(host, 0)
+        print(f"reddog: metrics port {port} is taken; RD_METRICS_PORT is unset, so a free one", file=sys.stderr)
+    return server.server_port
 
 
 @contextlib.contextmanager

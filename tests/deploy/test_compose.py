@@ -84,7 +84,7 @@ def test_only_the_proxy_is_published_on_every_interface_and_the_metrics_port_nev
     )
     assert "ports" not in services()["app"]
     assert "ports" not in services()["postgres"]
-    assert services()["app"]["environment"]["RD_METRICS_PORT"] == "9100"
+    assert services()["app"]["environment"]["RD_METRICS_PORT"] == "8012"
 
 
 def test_the_service_uses_the_app_role_and_the_migration_job_the_owner() -> None:
@@ -101,7 +101,7 @@ def test_the_service_uses_the_app_role_and_the_migration_job_the_owner() -> None
 def test_prometheus_scrapes_the_metrics_port_of_every_replica_as_job_reddog() -> None:
     config = load_yaml(DEPLOY / "prometheus" / "prometheus.yml")
     (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "reddog"]
-    assert job["dns_sd_configs"] == [{"names": ["app"], "type": "A", "port": 9100, "refresh_interval": "15s"}]
+    assert job["dns_sd_configs"] == [{"names": ["app"], "type": "A", "port": 8012, "refresh_interval": "15s"}]
 
 
 def test_the_signing_key_is_a_file_the_images_user_alone_may_read() -> None:

@@ -243,11 +243,12 @@ async def test_the_migrate_command_uses_migrate_database_url_as_owner_and_makes_
 async def test_the_app_itself_refuses_the_owner_outside_development_however_it_is_started(database: Database) -> None:
     from service.app import UnsafeDatabaseRole
 
-    owner_settings = make_settings(database.owner_url, env="production", public_url="https://rd.example.com")
+    strong = {"operators": {"op-prod": "p" * 32, "other": "o" * 32}, "auditors": {"lab": "l" * 32}}  # serving needs
+    owner_settings = make_settings(database.owner_url, env="production", public_url="https://rd.example.com", **strong)
     with pytest.raises(ExceptionGroup) as refused:  # the lifespan's task group wraps it
         async with live(owner_settings):
             pass
     assert refused.group_contains(UnsafeDatabaseRole, match="superuser")
-    production = make_settings(database.app_url, env="production", public_url="https://rd.example.com")
+    production = make_settings(database.app_url, env="production", public_url="https://rd.example.com", **strong)
     async with live(production) as server:  # the app login starts
         assert (await server.api.get("/v1/tables")).status_code == 200

@@ -30,6 +30,8 @@ async def start(url: str, key: KeyPair) -> None:
         allow_test_tables=False,
         audit_signing_key=key.signer_key,
         public_url="https://rd.example.com",
+        operators={"acme": STRONG, "other": "o" * 32},  # production serves only with secrets of 32 bytes or more
+        auditors={"lab": "l" * 32},
     )
     async with live(settings):
         pass

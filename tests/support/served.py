@@ -72,20 +72,30 @@ def served(
         **(env or {}),
     }
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RD_", "PROMETHEUS_MULTIPROC"))}
-    log = data_dir / "server.log"
     data_dir.mkdir(parents=True, exist_ok=True)
+    api_url, log = f"http://127.0.0.1:{port}", data_dir / "server.log"
+    command = [sys.executable, "-m", "service.cli.cli", "serve"]
+    with running(command, {**clean, **settings}, api_url=api_url, log=log, wait_for=wait_for) as pid:
+        yield Served(api_url=api_url, metrics_url=f"http://127.0.0.1:{metrics_port}/metrics", pid=pid, log=log)
+
+
+@contextlib.contextmanager
+def running(
+    command: list[str],
+    env: dict[str, str],
+    *,
+    api_url: str,
+    log: Path,
+    wait_for: str = "/health/ready",
+    cwd: Path = ROOT,
+) -> Iterator[int]:
+    """Run a server's `command` with exactly `env`, its output to `log`; wait until `wait_for` answers 200; yield its
+    pid; stop it with SIGTERM after."""
     with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli.cli", "serve"],
-            env={**clean, **settings},
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)  # noqa: S603
     try:
-        api_url = f"http://127.0.0.1:{port}"
         _wait_ready(f"{api_url}{wait_for}", process, log)
-        yield Served(api_url=api_url, metrics_url=f"http://127.0.0.1:{metrics_port}/metrics", pid=process.pid, log=log)
+        yield process.pid
     finally:
         process.send_signal(signal.SIGTERM)
         try:

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
-from service.settings import SettingsError, from_env
+from audit.signed_note import generate_key
+from service.settings import SettingsError, check_can_serve, from_env
+
+SIGNER = generate_key("reddog.test/audit", bytes(range(32))).signer_key
+
+
+def serves(env: dict[str, str]) -> None:
+    """What `reddog serve` checks of these settings, given the checkpoint key and public URL production also needs."""
+    settings = from_env(env)
+    check_can_serve(msgspec.structs.replace(settings, audit_signing_key=SIGNER, public_url="https://rd.example.com"))
 
 
 def test_an_empty_environment_gives_the_development_defaults() -> None:
@@ -46,16 +56,21 @@ def test_a_bad_setting_fails_naming_its_variable(name: str, value: str) -> None:
 STRONG = "k" * 32  # 32 bytes: the least production takes
 
 
-def test_production_refuses_the_demo_operator_credentials() -> None:
+def test_production_serves_without_the_demo_operator_credentials_only() -> None:
     with pytest.raises(SettingsError, match="RD_OPERATORS"):
-        from_env({"RD_ENV": "production"})
-    assert from_env({"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}"}).production
+        serves({"RD_ENV": "production"})
+    serves({"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}"})
+
+
+def test_a_production_migration_needs_no_operator_credentials() -> None:
+    settings = from_env({"RD_ENV": "production", "MIGRATE_DATABASE_URL": "postgresql://owner@db/reddog"})
+    assert (settings.production, settings.migrate_database_url) == (True, "postgresql://owner@db/reddog")
 
 
 @pytest.mark.parametrize("spelling", ["production", "Production", "PRODUCTION", " production "])
 def test_rd_env_is_read_whatever_its_case_so_production_is_never_taken_for_development(spelling: str) -> None:
     with pytest.raises(SettingsError, match="RD_OPERATORS"):
-        from_env({"RD_ENV": spelling})
+        serves({"RD_ENV": spelling})
     settings = from_env({"RD_ENV": spelling, "RD_OPERATORS": f"acme:{STRONG}"})
     assert (settings.production, settings.development, settings.env) == (True, False, "production")
 
@@ -68,21 +83,21 @@ def test_an_unknown_rd_env_stops_start_up_rather_than_counting_as_development(va
 
 @pytest.mark.parametrize("secret", ["demo-secret", "Demo-Secret", "replace-with-a-long-random-secret", "replace-me"])
 @pytest.mark.parametrize("name", ["RD_OPERATORS", "RD_AUDITORS"])
-def test_production_refuses_a_published_demo_secret_under_any_id(name: str, secret: str) -> None:
+def test_production_refuses_to_serve_with_a_published_demo_secret_under_any_id(name: str, secret: str) -> None:
     env = {"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}", name: f"someone-else:{secret}"}
     with pytest.raises(SettingsError, match=name):
-        from_env(env)
+        serves(env)
 
 
 @pytest.mark.parametrize("name", ["RD_OPERATORS", "RD_AUDITORS"])
-def test_production_needs_secrets_of_at_least_32_bytes(name: str) -> None:
+def test_production_serves_only_with_secrets_of_at_least_32_bytes(name: str) -> None:
     env = {"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}"}
     with pytest.raises(SettingsError, match=name):
-        from_env({**env, name: "x:" + "k" * 31})
+        serves({**env, name: "x:" + "k" * 31})
     with pytest.raises(SettingsError, match=name):
-        from_env({**env, name: "x:1"})
+        serves({**env, name: "x:1"})
     # 16 two-byte characters are 32 bytes: the limit is on the key's bytes, not its characters
-    assert from_env({**env, name: "x:" + "é" * 16}).production
+    serves({**env, name: "x:" + "é" * 16})
 
 
 def test_development_and_staging_take_short_secrets() -> None:
