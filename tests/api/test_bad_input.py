@@ -145,3 +145,22 @@ async def test_a_seq_or_tree_size_past_a_bigint_is_a_400_and_the_largest_bigint_
             problem(await api.get(path.format(n=n)), 400, "VALIDATION_ERROR")
     assert await fingerprint(db, api.operator_id) == before
     assert (await api.ok("GET", paths[0].format(n=2**63 - 1)))["items"] == []
+
+
+def nested(depth: int) -> bytes:
+    """`{"x":{"x":...}}`, `depth` objects deep."""
+    return b'{"x":' * depth + b"1" + b"}" * depth
+
+
+async def test_a_body_nested_thousands_deep_is_a_400_on_the_move_routes_and_writes_nothing(
+    api: Signed, db: asyncpg.Connection, targets: dict[str, str]
+) -> None:
+    game = {"ruleset": "inbetween/nepal/v1", "ante": 5, "rounds": 5, "mode": "test", "forced_cards": ["4S", "JH"]}
+    started = await api.ok("POST", "/v1/inbetween/games", {**game, "seats": [{"player_id": "a"}, {"player_id": "b"}]})
+    paths = [f"/v1/rounds/{targets['round']}/decisions", f"/v1/inbetween/games/{started['game_id']}/actions"]
+    before = await fingerprint(db, api.operator_id), await api.ok("GET", f"/v1/inbetween/games/{started['game_id']}")
+    for path in paths:
+        for depth in (3_000, 10_000):  # 10,000 deep is 60 kB, within the body limit
+            assert "nest" in problem(await api.post(path, raw=nested(depth)), 400, "VALIDATION_ERROR")["detail"]
+    after = await fingerprint(db, api.operator_id), await api.ok("GET", f"/v1/inbetween/games/{started['game_id']}")
+    assert after == before
