@@ -41,6 +41,8 @@ BODIES: dict[str, tuple[str, dict[str, Any], str]] = {
     "a NUL in a void reason": ("/v1/rounds/{round}/void", {"reason": "dealer\x00error"}, "reason"),
     "an escape sequence in a void reason": ("/v1/rounds/{round}/void", {"reason": "ok\x1b[2J"}, "reason"),
     "a NUL in a bet id": ("/v1/rounds/{round}/decisions", {"bet_id": "{bet}\x00", "action": "call"}, "bet_id"),
+    "a NUL in a rollback reason": ("/v1/rounds/{settled}/rollback", {"reason": "wallet\x00failed"}, "reason"),
+    "an escape sequence in a rollback reason": ("/v1/rounds/{settled}/rollback", {"reason": "ok\x1b[2J"}, "reason"),
     "a requested_by with a trailing newline": (
         "/v1/rounds/{round}/close",
         {"requested_by": "pit boss\n"},
