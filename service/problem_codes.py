@@ -47,6 +47,7 @@ PROBLEM_CODES = (
     ProblemCode("BET_OVER_CHIPS", 422, "In Between: a bet larger than the player's chips"),
     ProblemCode("BET_BELOW_MINIMUM", 422, "In Between: a bet under the least bet (the ante, where the rule set's `min_bet` is `ante`)"),
     ProblemCode("IMPOSSIBLE_CALL", 422, "In Between: higher than a pair of aces, or lower than a pair of twos"),
+    ProblemCode("CLIENT_DISCONNECTED", 499, "never sent: what the request log and the metrics record for a request whose client closed the connection before the reply (logged at info)"),
     ProblemCode("INTERNAL_ERROR", 500, "a bug: logged with the request id; `retryable: false` (resending the same request is unlikely to help)"),
     ProblemCode("SERVICE_UNAVAILABLE", 503, "the database is unreachable or too contended; retryable"),
     ProblemCode("CHECKPOINTS_DISABLED", 503, "a development server run without `RD_AUDIT_SIGNING_KEY` signs no checkpoints"),

@@ -6,17 +6,25 @@ import logging
 import secrets
 import time
 from collections.abc import MutableMapping
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 import structlog
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 from service.observability import metrics
 
 log = structlog.get_logger("reddog.http")
+# Whether the client of the request this task answers has closed its connection: the server said http.disconnect.
+_client_gone: ContextVar[bool] = ContextVar("client_gone", default=False)
+
+
+def client_gone() -> bool:
+    """Whether the request being answered lost its client: what it failed on then was the client's going, no bug."""
+    return _client_gone.get()
 
 
 def configure(level: str) -> None:
@@ -83,6 +91,13 @@ def request_logging(app: ASGIApp) -> ASGIApp:
         structlog.contextvars.bind_contextvars(request_id=request_id)
         started = time.perf_counter()
         status = 500
+        gone = _client_gone.set(False)
+
+        async def receive_wrapper() -> ReceiveMessage:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                _client_gone.set(True)
+            return message
 
         async def send_wrapper(message: Message) -> None:
             nonlocal status
@@ -92,7 +107,7 @@ def request_logging(app: ASGIApp) -> ASGIApp:
             await send(message)
 
         try:
-            await app(scope, receive, send_wrapper)
+            await app(scope, receive_wrapper, send_wrapper)
         finally:
             elapsed = time.perf_counter() - started
             route = scope.get("path_template") or "unmatched"
@@ -105,6 +120,7 @@ def request_logging(app: ASGIApp) -> ASGIApp:
                 duration_ms=round(elapsed * 1000, 2),
             )
             structlog.contextvars.clear_contextvars()
+            _client_gone.reset(gone)
 
     return middleware
 
