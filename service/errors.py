@@ -101,6 +101,14 @@ def problem(
     return Response(content=body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
+def raw_problem(status: int, code: str, detail: str, *, retryable: bool = False) -> bytes:
+    """The problem document as bytes, for the HTTP layer under the app (a request that never reached it)."""
+    title = TITLES.get(status, "Error")
+    return msgspec.json.encode(
+        Problem(type="about:blank", title=title, status=status, detail=detail, code=code, retryable=retryable)
+    )
+
+
 def not_found(what: str) -> ApiError:
     return ApiError(404, "NOT_FOUND", f"{what} not found")
 

@@ -143,8 +143,9 @@ def cmd_serve(_: argparse.Namespace) -> int:
         print(f"metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics", file=sys.stderr)
         print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
         from service.runtime import workers
-        from service.runtime.http_protocol import JoinedWritesProtocol
+        from service.runtime.http_protocol import Limits, bounded
 
+        limits = Limits(settings.header_timeout_seconds, settings.body_timeout_seconds, settings.max_connections)
         workers.serve(
             uvicorn.Config(
                 "service.app:app_from_env",
@@ -154,7 +155,7 @@ def cmd_serve(_: argparse.Namespace) -> int:
                 workers=settings.workers,
                 log_level="warning",
                 access_log=False,
-                http=JoinedWritesProtocol,
+                http=bounded(limits),
             )
         )
     return 0
