@@ -51,11 +51,13 @@ test: $(STAMP) $(NODE_TOOLS) ## Run every test against a real PostgreSQL (the fa
 # The long forms of the fault tests (tests/faults, docs/faults.md); `make test` runs their short forms.
 FUZZ_EXAMPLES ?= 50
 FAULT_CLIENTS ?= 32
+STALLED_CONNECTIONS ?= 1500
 
 .PHONY: fuzz
-fuzz: $(STAMP) ## Long fault runs: schemathesis (FUZZ_EXAMPLES per operation), kill -9 and database loss (FAULT_CLIENTS)
+fuzz: $(STAMP) ## Long fault runs: schemathesis (FUZZ_EXAMPLES per operation), kill -9 and database loss (FAULT_CLIENTS), STALLED_CONNECTIONS
 	RD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) RD_FAULT_CLIENTS=$(FAULT_CLIENTS) RD_FAULT_LOAD_SECONDS=5 RD_FAULT_GAP_SECONDS=5 \
-		RD_RACE_ROUNDS=100 $(BIN)/python -m pytest -n $(TEST_WORKERS) tests/faults $(PYTEST_ARGS)
+		RD_RACE_ROUNDS=100 RD_STALLED_CONNECTIONS=$(STALLED_CONNECTIONS) \
+		$(BIN)/python -m pytest -n $(TEST_WORKERS) tests/faults $(PYTEST_ARGS)
 
 .PHONY: lint
 lint: $(STAMP) ## ruff lint and format check

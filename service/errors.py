@@ -12,6 +12,7 @@ from litestar.exceptions import HTTPException, ValidationException
 
 from paytables.red_dog.red_dog import RuleError
 from paytables.refusals import GameError
+from service.observability.logs import client_gone
 
 PROBLEM_JSON = "application/problem+json"
 log = structlog.get_logger("reddog.errors")
@@ -55,10 +56,12 @@ TITLES = {
     403: "Forbidden",
     404: "Not found",
     405: "Method not allowed",
+    408: "Request timeout",
     409: "Conflict",
     413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
+    499: "Client closed request",
     500: "Internal server error",
     503: "Service unavailable",
 }
@@ -96,6 +99,14 @@ def problem(
         body.errors = errors
     headers = {"Retry-After": "1"} if retryable else None
     return Response(content=body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def raw_problem(status: int, code: str, detail: str, *, retryable: bool = False) -> bytes:
+    """The problem document as bytes, for the HTTP layer under the app (a request that never reached it)."""
+    title = TITLES.get(status, "Error")
+    return msgspec.json.encode(
+        Problem(type="about:blank", title=title, status=status, detail=detail, code=code, retryable=retryable)
+    )
 
 
 def not_found(what: str) -> ApiError:
@@ -151,6 +162,10 @@ def on_database_down(_: Request[Any, Any, Any], exc: Exception) -> Response[Prob
 def on_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     if unavailable(exc):  # a refusal asyncpg has no class of its own for (55000)
         return on_database_down(request, exc)
+    if client_gone():  # Litestar's "client disconnected prematurely" and the like: the client left, nothing broke
+        log.info("client_disconnected", method=request.method, path=request.url.path, error=type(exc).__name__)
+        # Never delivered: the status the request log and the metrics count it under (nginx's 499).
+        return problem(499, "CLIENT_DISCONNECTED", "the client closed the connection before the reply")
     log.exception("unhandled_error", error=type(exc).__name__)
     # Nothing the client sent or could change: the same request would meet the same fault.
     return problem(500, "INTERNAL_ERROR", "an unexpected error occurred; it has been logged", retryable=False)

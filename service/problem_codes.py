@@ -25,6 +25,7 @@ PROBLEM_CODES = (
     ProblemCode("RECALL_LINK_INVALID", 403, "a recall link whose signature does not check (changed, or not ours)"),
     ProblemCode("NOT_FOUND", 404, "no such table, round, bet, paytable, game, rule set or checkpoint for your operator"),
     ProblemCode("METHOD_NOT_ALLOWED", 405, "a method the path does not take (a GET of `/v1/rounds/{id}/void`)"),
+    ProblemCode("REQUEST_TIMEOUT", 408, "the request's headers did not arrive within `RD_HEADER_TIMEOUT_SECONDS` (10 s by default) of its first byte, or its body within `RD_BODY_TIMEOUT_SECONDS` (30 s) of its headers; the connection is closed; retryable"),
     ProblemCode("IDEMPOTENCY_CONFLICT", 409, "the key was used for a different request"),
     ProblemCode("NOT_IN_RAISE_WINDOW", 409, "a decision, close or void on a round that is not in its raise window"),
     ProblemCode("RAISE_WINDOW_CLOSED", 409, "a decision after the deadline (the round is settled with `timeout_call` first)"),
@@ -48,8 +49,9 @@ PROBLEM_CODES = (
     ProblemCode("BET_OVER_CHIPS", 422, "In Between: a bet larger than the player's chips"),
     ProblemCode("BET_BELOW_MINIMUM", 422, "In Between: a bet under the least bet (the ante, where the rule set's `min_bet` is `ante`)"),
     ProblemCode("IMPOSSIBLE_CALL", 422, "In Between: higher than a pair of aces, or lower than a pair of twos"),
+    ProblemCode("CLIENT_DISCONNECTED", 499, "never sent: what the request log and the metrics record for a request whose client closed the connection before the reply (logged at info)"),
     ProblemCode("INTERNAL_ERROR", 500, "a bug: logged with the request id; `retryable: false` (resending the same request is unlikely to help)"),
-    ProblemCode("SERVICE_UNAVAILABLE", 503, "the database is unreachable or too contended; retryable"),
+    ProblemCode("SERVICE_UNAVAILABLE", 503, "the database is unreachable or too contended, or a worker holds `RD_MAX_CONNECTIONS` connections and none is idle; retryable"),
     ProblemCode("CHECKPOINTS_DISABLED", 503, "a development server run without `RD_AUDIT_SIGNING_KEY` signs no checkpoints"),
     ProblemCode("RECALL_LINKS_DISABLED", 503, "a development server run without `RD_AUDIT_SIGNING_KEY` issues no recall links"),
 )  # fmt: skip

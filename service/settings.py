@@ -25,6 +25,11 @@ DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE = 60  # at most 86,400 records a day, wh
 # and not a common server's default near the API's 8000 (8001 kubectl proxy, 8002-8004 Kong, 8005 Tomcat, 8006-8007
 # Proxmox, 8008 and 8080 HTTP alternates, 8009 AJP, 8010 Buildbot).
 DEFAULT_METRICS_PORT = 8012
+# A slow client's bounds: a request's headers within 10 s of its first byte (or of the connection), its body within
+# 30 s of its headers (64 KiB at 2 KiB/s), and at most 2,048 connections a worker (uvicorn's listen backlog).
+DEFAULT_HEADER_TIMEOUT_SECONDS = 10
+DEFAULT_BODY_TIMEOUT_SECONDS = 30
+DEFAULT_MAX_CONNECTIONS = 2048
 APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
 # The name `make run` gives the key it writes under the data directory: that file is no secret kept for production.
 DEVELOPMENT_KEY_NAME = "reddog.dev/audit"
@@ -58,6 +63,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rollback_grace_seconds: int = 300  # how long after opening a round the aggregator may still roll it back
     data_dir: str = ".data"
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    header_timeout_seconds: int = DEFAULT_HEADER_TIMEOUT_SECONDS
+    body_timeout_seconds: int = DEFAULT_BODY_TIMEOUT_SECONDS
+    max_connections: int = DEFAULT_MAX_CONNECTIONS  # per worker
     # The signer key text (c2sp.org/signed-note) read from the file RD_AUDIT_SIGNING_KEY names; None: no checkpoints.
     audit_signing_key: str | None = None
     checkpoint_every_records: int = 100  # a table's checkpoint in the append that takes it past each multiple
@@ -120,6 +128,9 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         data_dir=env.get("RD_DATA_DIR", ".data"),
         rollback_grace_seconds=_int(env, "RD_ROLLBACK_GRACE_SECONDS", 300, 0, 7 * 24 * 3600),
         max_body_bytes=_int(env, "RD_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 16 * 1024 * 1024),
+        header_timeout_seconds=_int(env, "RD_HEADER_TIMEOUT_SECONDS", DEFAULT_HEADER_TIMEOUT_SECONDS, 1, 300),
+        body_timeout_seconds=_int(env, "RD_BODY_TIMEOUT_SECONDS", DEFAULT_BODY_TIMEOUT_SECONDS, 1, 3600),
+        max_connections=_int(env, "RD_MAX_CONNECTIONS", DEFAULT_MAX_CONNECTIONS, 16, 1_000_000),
         audit_signing_key=_signing_key(env, rd_env == "production"),
         checkpoint_every_records=_int(env, "RD_CHECKPOINT_EVERY_RECORDS", 100, 1, 1_000_000),
         checkpoint_every_seconds=_int(env, "RD_CHECKPOINT_EVERY_SECONDS", 60, 1, 86_400),

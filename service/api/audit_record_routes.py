@@ -13,6 +13,7 @@ from litestar.response import Stream
 
 from service.api.auth import AUDITORS_ALLOWED, Role, caller_of
 from service.api.openapi.openapi_docs import SIGNED, responses
+from service.api.query_values import MAX_SEQ
 from service.api.replies import read
 from service.chains import audit_export
 from service.chains.audit_export import Page, Scope
@@ -43,7 +44,7 @@ _ok = ResponseSpec(
 async def audit_records(
     request: Request[Any, Any, Any],
     table_id: Annotated[UUID | None, QueryParameter(description="only this table's chain")] = None,
-    after_seq: Annotated[int, QueryParameter(ge=0, description="resume after this seq")] = 0,
+    after_seq: Annotated[int, QueryParameter(ge=0, le=MAX_SEQ, description="resume after this seq")] = 0,
     after_table: Annotated[
         UUID | None, QueryParameter(description="without table_id: resume after `after_seq` of this table")
     ] = None,

@@ -15,6 +15,7 @@ from audit.proof_check import table_origin
 from service.api import wire
 from service.api.auth import AUDITORS_ALLOWED, Caller, Role, caller_of
 from service.api.openapi.openapi_docs import SIGNED, responses
+from service.api.query_values import MAX_SEQ
 from service.api.replies import read
 from service.chains.checkpoints import signer_of
 from service.db.checkpoint_sql import StoredCheckpoint
@@ -85,8 +86,12 @@ async def latest_checkpoint(request: Request[Any, Any, Any], table_id: TableId) 
 async def consistency(
     request: Request[Any, Any, Any],
     table_id: TableId,
-    from_size: Annotated[int, QueryParameter(name="from", ge=0, description="the size of a checkpoint you kept")],
-    to_size: Annotated[int | None, QueryParameter(name="to", ge=1, description="a checkpoint's size")] = None,
+    from_size: Annotated[
+        int, QueryParameter(name="from", ge=0, le=MAX_SEQ, description="the size of a checkpoint you kept")
+    ],
+    to_size: Annotated[
+        int | None, QueryParameter(name="to", ge=1, le=MAX_SEQ, description="a checkpoint's size")
+    ] = None,
 ) -> wire.ConsistencyProofOut:
     who = owner(caller_of(request))
     proof = await read(request, lambda unit: proof_use_cases.consistency_proof(unit, table_id, from_size, to_size, who))

@@ -7,17 +7,24 @@ Litestar neither decodes nor converts the body a second time.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 from litestar import Request
 from litestar.di import Provide
+from litestar.handlers import BaseRouteHandler
 
 from service.api.json_keys import repeated_key
 from service.errors import ApiError
 
 _KEY = "body"
 _OPTIONAL = "body_optional"
+# The deepest body a route takes nests 3 levels ({"bets": [{...}]}). msgspec descends one C call per level and, past
+# the interpreter's recursion limit (about 1,000), raises RecursionError, which is no DecodeError: it was a 500.
+MAX_DEPTH = 32
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')  # a JSON string, escapes and all: its brackets are text
+_BRACKET = re.compile(rb"[][{}]")
 
 
 def body(model: Any, *, optional: bool = False) -> dict[str, Any]:
@@ -32,10 +39,16 @@ def body(model: Any, *, optional: bool = False) -> dict[str, Any]:
     return {"opt": {_KEY: model, _OPTIONAL: optional}, "dependencies": dependencies}
 
 
+def declared_body(handler: BaseRouteHandler) -> Any:
+    """The type a route declared with `body(T)`, or None when it takes no body: what decode_body reads, and what a
+    test that throws bodies at every route asks."""
+    return handler.opt.get(_KEY)
+
+
 async def decode_body(request: Request[Any, Any, Any]) -> None:
     """Decode the route's body strictly into its type and keep it on the request: a body that is not declared JSON is
     a 415, a bad body or one that repeats a key is a 400. An optional body left empty needs no Content-Type."""
-    model = request.route_handler.opt.get(_KEY)
+    model = declared_body(request.route_handler)
     if model is None:
         return
     raw = await request.body()  # already read, within the size limit, to check the signature
@@ -43,6 +56,7 @@ async def decode_body(request: Request[Any, Any, Any]) -> None:
         request.state.body = None
         return
     refuse_unless_json(request.headers.get("content-type"))
+    refuse_deep_nesting(raw)
     try:
         request.state.body = msgspec.json.decode(raw, type=model, strict=True)
     except msgspec.ValidationError as exc:
@@ -55,6 +69,18 @@ async def decode_body(request: Request[Any, Any, Any]) -> None:
     except msgspec.DecodeError as exc:
         raise ApiError(400, "VALIDATION_ERROR", f"the body is not valid JSON: {exc}") from None
     refuse_repeated_key(raw)
+
+
+def refuse_deep_nesting(raw: bytes) -> None:
+    """Refuse a body whose arrays and objects nest deeper than MAX_DEPTH, at a stated depth rather than wherever the
+    decoder's recursion gives out; a body with too few brackets to nest that deep (every real one) is not scanned."""
+    if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > MAX_DEPTH:
+            raise ApiError(400, "VALIDATION_ERROR", f"the body nests arrays and objects deeper than {MAX_DEPTH}")
 
 
 def refuse_repeated_key(raw: bytes) -> None:

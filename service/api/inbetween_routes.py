@@ -17,6 +17,7 @@ from service.api.bodies import body, body_of
 from service.api.openapi import openapi_docs
 from service.api.openapi.openapi_docs import KEY, IdempotencyKey
 from service.api.presenters import encode
+from service.api.query_values import MAX_SEQ
 from service.api.replies import read, write
 from service.db.unit_of_work import KEY_IN_READ
 from service.errors import not_found
@@ -121,7 +122,7 @@ async def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> 
 async def game_records(
     request: Request[Any, Any, Any],
     game_id: FromPath[UUID],
-    after: Annotated[int, QueryParameter(ge=0, description="the last seq already read")] = 0,
+    after: Annotated[int, QueryParameter(ge=0, le=MAX_SEQ, description="the last seq already read")] = 0,
     limit: Annotated[int, QueryParameter(ge=1, le=1000)] = 500,
 ) -> wire.GameRecordPage:
     # One more than asked tells whether there is a next page.

@@ -11,6 +11,7 @@ from litestar.params import FromQuery, QueryParameter
 
 from service.api.auth import AUDITORS_ALLOWED, Role, caller_of
 from service.api.openapi.openapi_docs import SIGNED, responses
+from service.api.query_values import WITH_OFFSET, query_time
 from service.api.replies import read
 from service.api.report_presenters import rtp_line_out
 from service.api.report_wire import ModeName, RtpReportOut
@@ -27,8 +28,10 @@ from service.use_cases.table_use_cases import released_paytable
 )
 async def rtp_report(
     request: Request[Any, Any, Any],
-    ended_from: Annotated[datetime | None, QueryParameter(name="from", description="ended at or after")] = None,
-    ended_to: Annotated[datetime | None, QueryParameter(name="to", description="ended before")] = None,
+    ended_from: Annotated[
+        datetime | None, QueryParameter(name="from", description=f"ended at or after; {WITH_OFFSET}")
+    ] = None,
+    ended_to: Annotated[datetime | None, QueryParameter(name="to", description=f"ended before; {WITH_OFFSET}")] = None,
     paytable: Annotated[str | None, QueryParameter(max_length=64)] = None,
     table_id: FromQuery[UUID | None] = None,
     mode: FromQuery[ModeName] = "live",
@@ -36,7 +39,13 @@ async def rtp_report(
     if paytable is not None:
         released_paytable(paytable)  # a typo is a 422, not an empty report
     test = mode == "test"
-    query = RtpQuery(ended_from=ended_from, ended_to=ended_to, paytable=paytable, table_id=table_id, test=test)
+    query = RtpQuery(
+        ended_from=query_time("from", ended_from),
+        ended_to=query_time("to", ended_to),
+        paytable=paytable,
+        table_id=table_id,
+        test=test,
+    )
     every_operator = caller_of(request).role is Role.AUDITOR
     totals = await read(request, lambda unit: report_use_cases.rtp_totals(unit, query, every_operator=every_operator))
     lines = await report_use_cases.rtp_lines(totals)

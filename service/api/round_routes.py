@@ -14,14 +14,13 @@ from litestar.params import FromPath, FromQuery, QueryParameter
 from service.api import presenters, wire
 from service.api.bodies import body, body_of
 from service.api.openapi.openapi_docs import JSON_BODY, KEY, SIGNED, IdempotencyKey, responses
+from service.api.query_values import WITH_OFFSET, query_time
 from service.api.replies import as_response, read, write, write_reply
 from service.db.unit_of_work import KEY_IN_READ, Reply
 from service.errors import ApiError
 from service.runtime.lean_routes import answered_by
 from service.use_cases import round_use_cases
 from service.use_cases.round_use_cases import RoundQuery, RoundView
-
-WITH_OFFSET = "ISO 8601; one without a zone is read as UTC; between 0001-01-01 and 9999-12-31 in UTC"
 
 
 def _present(view: RoundView) -> bytes:
@@ -183,19 +182,6 @@ async def list_rounds(
     page = found[:limit]
     next_cursor = encode_cursor(page[-1]) if len(found) > limit else None
     return presenters.round_page(page, next_cursor)
-
-
-def query_time(name: str, value: datetime | None) -> datetime | None:
-    """A time to compare in SQL, in UTC: one without a zone is read as UTC (as documented), and it must lie in the
-    range every layer can hold once in UTC (0001-01-01T00:00:00+14:00 is the year 0 there)."""
-    if value is None:
-        return None
-    if value.utcoffset() is None:
-        value = value.replace(tzinfo=UTC)
-    try:
-        return value.astimezone(UTC)
-    except OverflowError:
-        raise ApiError(400, "VALIDATION_ERROR", f"{name}: outside 0001-01-01..9999-12-31 in UTC") from None
 
 
 def encode_cursor(view: RoundView) -> str:

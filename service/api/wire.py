@@ -127,6 +127,7 @@ class RollbackIn(RequestBody):
         msgspec.Meta(
             min_length=1,
             max_length=500,
+            pattern=whole(PROSE),
             description="why the round is undone; kept in the round and its audit record",
             examples=["wallet debit failed"],
         ),

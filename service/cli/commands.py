@@ -153,9 +153,10 @@ def server_config(settings: Settings) -> uvicorn.Config:
     own trusts them from 127.0.0.1, so anyone on the host (or a proxy of anyone's) could name any client address."""
     import uvicorn  # here, not at the top: the other commands never load the server
 
-    from service.runtime.http_protocol import JoinedWritesProtocol
+    from service.runtime.http_protocol import Limits, bounded
 
     trusted = ",".join(settings.trusted_proxies)
+    limits = Limits(settings.header_timeout_seconds, settings.body_timeout_seconds, settings.max_connections)
     return uvicorn.Config(
         "service.app:app_from_env",
         factory=True,
@@ -164,7 +165,7 @@ def server_config(settings: Settings) -> uvicorn.Config:
         workers=settings.workers,
         log_level="warning",
         access_log=False,
-        http=JoinedWritesProtocol,
+        http=bounded(limits),
         proxy_headers=bool(trusted),
         forwarded_allow_ips=trusted,
     )

@@ -41,6 +41,8 @@ BODIES: dict[str, tuple[str, dict[str, Any], str]] = {
     "a NUL in a void reason": ("/v1/rounds/{round}/void", {"reason": "dealer\x00error"}, "reason"),
     "an escape sequence in a void reason": ("/v1/rounds/{round}/void", {"reason": "ok\x1b[2J"}, "reason"),
     "a NUL in a bet id": ("/v1/rounds/{round}/decisions", {"bet_id": "{bet}\x00", "action": "call"}, "bet_id"),
+    "a NUL in a rollback reason": ("/v1/rounds/{settled}/rollback", {"reason": "wallet\x00failed"}, "reason"),
+    "an escape sequence in a rollback reason": ("/v1/rounds/{settled}/rollback", {"reason": "ok\x1b[2J"}, "reason"),
     "a requested_by with a trailing newline": (
         "/v1/rounds/{round}/close",
         {"requested_by": "pit boss\n"},
@@ -112,3 +114,55 @@ async def test_the_extreme_times_that_do_convert_to_utc_are_answered(api: Signed
     ):
         response = await api.get(f"/v1/rounds?{query}")
         assert response.status_code == 200, (query, response.text)
+
+
+REPORT_TIMES = {
+    "from before year 1 in UTC": f"from={quote('0001-01-01T00:00:00+14:00')}",
+    "to after year 9999 in UTC": f"to={quote('9999-12-31T23:59:59-14:00')}",
+}
+
+
+@pytest.mark.parametrize("case", list(REPORT_TIMES))
+async def test_a_report_time_postgresql_cannot_compare_is_a_400(api: Signed, db: asyncpg.Connection, case: str) -> None:
+    before = await fingerprint(db, api.operator_id)
+    problem(await api.get(f"/v1/reports/rtp?{REPORT_TIMES[case]}"), 400, "VALIDATION_ERROR")
+    assert await fingerprint(db, api.operator_id) == before
+
+
+async def test_a_seq_or_tree_size_past_a_bigint_is_a_400_and_the_largest_bigint_an_answer(
+    api: Signed, db: asyncpg.Connection
+) -> None:
+    game = {"ruleset": "inbetween/nepal/v1", "ante": 5, "rounds": 5, "mode": "test", "forced_cards": ["4S", "JH"]}
+    started = await api.ok("POST", "/v1/inbetween/games", {**game, "seats": [{"player_id": "a"}, {"player_id": "b"}]})
+    game_id = started["game_id"]
+    paths = [
+        f"/v1/inbetween/games/{game_id}/records?after={{n}}",
+        f"/v1/audit/records?table_id={game_id}&after_seq={{n}}",
+        f"/v1/audit/consistency?table_id={game_id}&from={{n}}",
+        f"/v1/audit/consistency?table_id={game_id}&from=1&to={{n}}",
+    ]
+    before = await fingerprint(db, api.operator_id)
+    for path in paths:
+        for n in ("99999999999999999999", str(2**63)):
+            problem(await api.get(path.format(n=n)), 400, "VALIDATION_ERROR")
+    assert await fingerprint(db, api.operator_id) == before
+    assert (await api.ok("GET", paths[0].format(n=2**63 - 1)))["items"] == []
+
+
+def nested(depth: int) -> bytes:
+    """`{"x":{"x":...}}`, `depth` objects deep."""
+    return b'{"x":' * depth + b"1" + b"}" * depth
+
+
+async def test_a_body_nested_thousands_deep_is_a_400_on_the_move_routes_and_writes_nothing(
+    api: Signed, db: asyncpg.Connection, targets: dict[str, str]
+) -> None:
+    game = {"ruleset": "inbetween/nepal/v1", "ante": 5, "rounds": 5, "mode": "test", "forced_cards": ["4S", "JH"]}
+    started = await api.ok("POST", "/v1/inbetween/games", {**game, "seats": [{"player_id": "a"}, {"player_id": "b"}]})
+    paths = [f"/v1/rounds/{targets['round']}/decisions", f"/v1/inbetween/games/{started['game_id']}/actions"]
+    before = await fingerprint(db, api.operator_id), await api.ok("GET", f"/v1/inbetween/games/{started['game_id']}")
+    for path in paths:
+        for depth in (3_000, 10_000):  # 10,000 deep is 60 kB, within the body limit
+            assert "nest" in problem(await api.post(path, raw=nested(depth)), 400, "VALIDATION_ERROR")["detail"]
+    after = await fingerprint(db, api.operator_id), await api.ok("GET", f"/v1/inbetween/games/{started['game_id']}")
+    assert after == before

@@ -123,3 +123,48 @@ async def _play_and_check_secrets(api: Signed, capsys: pytest.CaptureFixture[str
     settled = [json.loads(line) for line in after.splitlines() if '"round_settled"' in line]
     assert len(settled) == 1
     assert settled[0]["round_id"] == rnd["round_id"]
+
+
+def scope_of(method: str, path: str, headers: dict[str, str]) -> dict[str, Any]:
+    """An HTTP scope as uvicorn makes one, for calling the app as a server would."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+        "client": ("203.0.113.7", 50000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+
+
+async def test_a_client_gone_mid_body_is_logged_at_info_with_status_499_and_never_as_an_error(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with verbose(database_url, capsys) as api:
+        headers = {**api.headers("POST", "/v1/tables", b"{}", key="k-1"), "content-length": "100"}
+        messages: list[dict[str, Any]] = [
+            {"type": "http.request", "body": b'{"na', "more_body": True},
+            {"type": "http.disconnect"},
+        ]
+        arrived = iter(messages)
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return next(arrived)
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await api.client.app(scope_of("POST", "/v1/tables", headers), receive, send)  # type: ignore[attr-defined]
+        lines = _lines(capsys)
+    assert [line["level"] for line in lines if line["level"] in ("error", "critical")] == []
+    gone = [line for line in lines if line["event"] == "client_disconnected"]
+    assert [(line["level"], line["method"], line["path"]) for line in gone] == [("info", "POST", "/v1/tables")]
+    assert [line["status"] for line in _requests(lines)] == [499]

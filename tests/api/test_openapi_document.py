@@ -118,13 +118,15 @@ def test_the_error_table_of_the_docs_is_the_list_of_codes_in_code() -> None:
 
 
 def _codes_in_source() -> set[str]:
-    """Every code the code can answer: ApiError(status, "CODE", ...), problem(status, "CODE", ...), a refusal's
+    """Every code the code can answer: ApiError(status, "CODE", ...), problem(status, "CODE", ...) (raw_problem and
+    closing_problem too, the bytes under the app), a refusal's
     `code = "CODE"`, and the status-to-code map of the HTTP errors, read from the source (not from the list)."""
     found: set[Any] = set()
     files = [*(ROOT / "service").rglob("*.py"), *(ROOT / "paytables").rglob("*.py")]  # the rules' refusals too
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("ApiError", "problem"):
+            called = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else ""
+            if isinstance(node, ast.Call) and (called == "ApiError" or called.endswith("problem")):
                 if len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
                     found.add(node.args[1].value)
             elif isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["code"]:

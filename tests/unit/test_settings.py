@@ -112,6 +112,20 @@ def test_the_request_body_limit_defaults_to_64_kib_and_is_configurable() -> None
         from_env({"RD_MAX_BODY_BYTES": "0"})
 
 
+def test_a_slow_clients_bounds_default_to_10_s_for_headers_30_s_for_a_body_and_2048_connections() -> None:
+    settings = from_env({})
+    assert (settings.header_timeout_seconds, settings.body_timeout_seconds, settings.max_connections) == (10, 30, 2048)
+    changed = from_env({"RD_HEADER_TIMEOUT_SECONDS": "2", "RD_BODY_TIMEOUT_SECONDS": "5", "RD_MAX_CONNECTIONS": "64"})
+    assert (changed.header_timeout_seconds, changed.body_timeout_seconds, changed.max_connections) == (2, 5, 64)
+    for name, bad in (
+        ("RD_HEADER_TIMEOUT_SECONDS", "0"),
+        ("RD_BODY_TIMEOUT_SECONDS", "0"),
+        ("RD_MAX_CONNECTIONS", "8"),
+    ):
+        with pytest.raises(SettingsError, match=name):
+            from_env({name: bad})
+
+
 def test_migrations_use_their_own_url_and_the_app_login_has_a_checked_name() -> None:
     settings = from_env({"DATABASE_URL": "postgresql://svc@h/db", "MIGRATE_DATABASE_URL": "postgresql://own@h/db"})
     assert (settings.database_url, settings.migrate_database_url) == ("postgresql://svc@h/db", "postgresql://own@h/db")
