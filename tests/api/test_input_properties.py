@@ -111,7 +111,7 @@ def fill(value: Any, scene: dict[str, str]) -> Any:
 
 
 async def scene(api: Signed, case: Case) -> dict[str, str]:
-    """The ids a case's valid values name, made afresh: each example can succeed once and spoil nothing later."""
+    """The ids a case's valid values name, made new: a request that succeeded may have used the last ones up."""
     text = repr(case)
     ids = {"{cursor}": cursor_for(TIME)}
     if "{signed_table}" in text:  # a round's proof signs its table's head: the table then has a checkpoint

@@ -89,7 +89,12 @@ def test_a_line_past_the_atomic_size_is_split_into_parts_that_keep_its_event_lev
     assert "".join(p["text"] for p in parts) == message
 
 
-@pytest.mark.parametrize("size", [1, ATOMIC_BYTES - 1])
-def test_a_line_that_fits_goes_out_as_it_is_with_its_newline(size: int) -> None:
-    message = json.dumps({"event": "x" * (size - 14)})  # {"event": "..."} plus the newline makes `size` bytes
-    assert whole_lines(message) == [message.encode() + b"\n"]
+@pytest.mark.parametrize("size", [14, ATOMIC_BYTES, ATOMIC_BYTES + 1])
+def test_a_line_goes_out_as_it_is_when_it_fits_the_atomic_size_with_its_newline_and_is_split_one_byte_over(
+    size: int,
+) -> None:
+    message = json.dumps({"event": "x" * (size - 14)})  # {"event": ""} and a newline are 14 bytes
+    assert len(message.encode()) + 1 == size
+    lines = whole_lines(message)
+    assert (lines == [message.encode() + b"\n"]) is (size <= ATOMIC_BYTES)
+    assert all(len(line) <= ATOMIC_BYTES for line in lines)
