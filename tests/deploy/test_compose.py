@@ -12,29 +12,10 @@ import yaml
 from compose_spec import PyCompose
 
 from tests.deploy.support import DEPLOY, check_production_start, load_yaml
+from tests.support.shipped import COMPOSE_VARIABLE, example_env, interpolated
 
 COMPOSE = DEPLOY / "compose.yaml"
 # ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?error}, ${NAME?error}
-VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-?])([^}]*))?\}")
-
-
-def example_env() -> dict[str, str]:
-    lines = (DEPLOY / ".env.example").read_text(encoding="utf-8").splitlines()
-    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
-
-
-def interpolated(text: str, env: dict[str, str]) -> str:
-    """Compose's interpolation, for the forms this file uses; a required variable that is unset is an error."""
-
-    def value(match: re.Match[str]) -> str:
-        name, kind, rest = match.groups()
-        if name in env:
-            return env[name]
-        if kind == "-":
-            return rest
-        raise KeyError(f"{name} is required: {rest or 'unset'}")
-
-    return VARIABLE.sub(value, text)
 
 
 def services() -> dict[str, Any]:
@@ -57,9 +38,9 @@ def test_the_compose_parser_refuses_a_misspelt_key() -> None:
 
 def test_every_variable_is_in_the_example_env_and_secrets_have_no_default() -> None:
     text = COMPOSE.read_text(encoding="utf-8")
-    used = {m.group(1) for m in VARIABLE.finditer(text)}
+    used = {m.group(1) for m in COMPOSE_VARIABLE.finditer(text)}
     assert used <= set(example_env())
-    for name, kind, _ in VARIABLE.findall(text):
+    for name, kind, _ in COMPOSE_VARIABLE.findall(text):
         if "PASSWORD" in name or name == "RD_OPERATORS":
             assert kind in ("", "?"), f"{name} must not fall back to a default"
     with pytest.raises(KeyError, match=re.escape("is required: set RD_DB_SUPERUSER_PASSWORD in deploy/.env")):

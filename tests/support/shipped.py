@@ -45,17 +45,21 @@ def image_env(base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
+def example_env() -> dict[str, str]:
+    """deploy/.env.example as compose would read it: its NAME=value lines, placeholders left as they are."""
+    lines = (DEPLOY / ".env.example").read_text(encoding="utf-8").splitlines()
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
 def filled_env_file(signing_key_text: str) -> dict[str, str]:
     """deploy/.env as its example says to fill it: every placeholder replaced by a random URL-safe secret, and the
     signing key the line `reddog audit-keygen` writes."""
-    lines = (DEPLOY / ".env.example").read_text(encoding="utf-8").splitlines()
-    example = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
-    filled = {k: _PLACEHOLDER.sub(lambda _: secrets.token_hex(24), v) for k, v in example.items()}
+    filled = {k: _PLACEHOLDER.sub(lambda _: secrets.token_hex(24), v) for k, v in example_env().items()}
     filled["RD_AUDIT_SIGNING_KEY_TEXT"] = signing_key_text
     return filled
 
 
-def _interpolated(text: str, env: Mapping[str, str]) -> str:
+def interpolated(text: str, env: Mapping[str, str]) -> str:
     """Compose's interpolation, for the forms compose.yaml uses; a required variable that is unset is an error."""
 
     def value(match: re.Match[str]) -> str:
@@ -71,7 +75,7 @@ def _interpolated(text: str, env: Mapping[str, str]) -> str:
 
 def compose_services(dot_env: Mapping[str, str]) -> dict[str, Any]:
     """compose.yaml's services, its variables taken from `dot_env`."""
-    text = _interpolated((DEPLOY / "compose.yaml").read_text(encoding="utf-8"), dot_env)
+    text = interpolated((DEPLOY / "compose.yaml").read_text(encoding="utf-8"), dot_env)
     services: dict[str, Any] = yaml.safe_load(text)["services"]
     return services
 
