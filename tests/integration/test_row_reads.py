@@ -12,13 +12,19 @@ import pytest
 
 from service.db import idempotency_sql as keys
 from service.db import inbetween_sql, round_sql, table_sql
-from service.db.row_reads import MISSING, Found, Locked, Mode, OneRow, Optimistic, read_one, select_one
+from service.db.row_reads import MISSING, Found, Locked, Mode, Optimistic, read_one, select_one
 from service.settings import Settings
 from tests.api.inbetween_helpers import humans, start
 from tests.support.live import live
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
-ROWS = {"table": table_sql.ONE_TABLE, "round": round_sql.ONE_ROUND, "game": inbetween_sql.ONE_GAME}
+# Each read of one row, and whose row it reads.
+ROWS = {
+    "table": (table_sql.ONE_TABLE, "table"),
+    "table settings": (table_sql.TABLE_SETTINGS, "table"),
+    "round": (round_sql.ONE_ROUND, "round"),
+    "game": (inbetween_sql.ONE_GAME, "game"),
+}
 
 
 def modes(operator_id: str) -> dict[str, Mode]:
@@ -47,12 +53,12 @@ async def test_every_read_of_a_row_finds_the_operator_s_own_and_nothing_of_anoth
     db: asyncpg.Connection, rows: tuple[str, dict[str, UUID]], kind: str
 ) -> None:
     owner, ids = rows
-    row: OneRow = ROWS[kind]
+    row, whose = ROWS[kind]
     for operator_id, expected in ((owner, True), ("someone-else", False)):
-        assert (await select_one(db, row, ids[kind], operator_id) is not None) is expected, (kind, "plain")
+        assert (await select_one(db, row, ids[whose], operator_id) is not None) is expected, (kind, "plain")
         for name, mode in modes(operator_id).items():
             async with db.transaction():  # a locked read holds its rows, and a claimed key, until it ends
-                read = await read_one(db, row, ids[kind], operator_id, mode)
+                read = await read_one(db, row, ids[whose], operator_id, mode)
             assert isinstance(read, Found) is expected, (kind, name, operator_id)
             if not expected:
                 assert read == MISSING, (kind, name)
