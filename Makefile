@@ -29,12 +29,15 @@ install: $(STAMP) ## Create .venv and install the project with its test tools (p
 run: $(STAMP) ## Serve the API on http://127.0.0.1:8000 (embedded PostgreSQL under .data/ unless DATABASE_URL is set)
 	@# reddog serve never migrates a server it is given: migrate it first (the embedded one serve migrates itself)
 	@if [ -n "$$DATABASE_URL" ]; then $(BIN)/reddog migrate; fi
+	@echo "In Between with friends: http://$${RD_HOST:-127.0.0.1}:$${RD_PORT:-8000}/play/inbetween (open it on each phone)"
 	exec $(BIN)/reddog serve
 
 # The OpenAPI lints and the TypeScript client test run the Node tools pinned in tools/node: installed before the tests
 # when Node and npm are here (without them those tests skip, and fail under CI=true).
+# The push benchmark's short form (tests/e2e/test_friends_push_bench.py) runs bench/'s generator: its one package too.
 TOOLS_STAMP := tools/node/node_modules/.package-lock.json
-NODE_TOOLS := $(if $(shell command -v node >/dev/null && command -v npm),$(TOOLS_STAMP))
+NODE_STAMP := bench/node_modules/.package-lock.json
+NODE_TOOLS := $(if $(shell command -v node >/dev/null && command -v npm),$(TOOLS_STAMP) $(NODE_STAMP))
 
 $(TOOLS_STAMP): tools/node/package.json tools/node/package-lock.json
 	cd tools/node && REDOCLY_TELEMETRY=off npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
@@ -56,8 +59,16 @@ STALLED_CONNECTIONS ?= 1500
 .PHONY: fuzz
 fuzz: $(STAMP) ## Long fault runs: schemathesis (FUZZ_EXAMPLES per operation), kill -9 and database loss (FAULT_CLIENTS), STALLED_CONNECTIONS
 	RD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) RD_FAULT_CLIENTS=$(FAULT_CLIENTS) RD_FAULT_LOAD_SECONDS=5 RD_FAULT_GAP_SECONDS=5 \
-		RD_RACE_ROUNDS=100 RD_STALLED_CONNECTIONS=$(STALLED_CONNECTIONS) \
-		$(BIN)/python -m pytest -n $(TEST_WORKERS) tests/faults $(PYTEST_ARGS)
+		RD_RACE_ROUNDS=100 RD_FAILOVER_ROUNDS=1000 RD_FAILOVER_LAGGING=200 RD_RESTORE_ROUNDS=100 \
+		RD_STALLED_CONNECTIONS=$(STALLED_CONNECTIONS) RD_AUTH_FAILURES=10000 RD_OUTBOX_KILLS=6 RD_OUTBOX_INSTANCE_ROUNDS=400 RD_BOT_GAMES=800 \
+		$(BIN)/python -m pytest -n $(TEST_WORKERS) tests/faults tests/integration/test_auth_failure_limits.py tests/unit/test_inbetween_bot.py $(PYTEST_ARGS)
+	RD_RECEIVER_AWAY_SECONDS=30 $(BIN)/python -m pytest -n 0 tests/api/test_outbox.py -k away_for $(PYTEST_ARGS)
+
+# The browser tests compare screenshots with tests/browser/baselines (tests/support/page_checks.py says how): after a
+# change that is meant to change how a page looks, rewrite them here and look at them before committing.
+.PHONY: screenshots
+screenshots: $(STAMP) $(NODE_TOOLS) ## Rewrite the browser tests' screenshot baselines (tests/browser/baselines)
+	RD_UPDATE_BASELINES=1 $(BIN)/python -m pytest -n 0 tests/browser $(PYTEST_ARGS)
 
 .PHONY: lint
 lint: $(STAMP) ## ruff lint and format check
@@ -76,6 +87,15 @@ format: $(STAMP) ## Apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# The container image, stamped with the commit it is built from: the system chain records that revision at every
+# start (an image has no git checkout to ask). IMAGE=registry.example.com/reddog:TAG names it for your registry.
+IMAGE ?= reddog:local
+DOCKER ?= docker
+
+.PHONY: image
+image: ## Build the container image (deploy/Dockerfile) as IMAGE (default reddog:local), with this checkout's git revision
+	$(DOCKER) build -f deploy/Dockerfile --build-arg RD_GIT_REVISION="$$(git rev-parse HEAD)" -t $(IMAGE) .
+
 .PHONY: rtp
 rtp: $(STAMP) ## Print the exact RTP table of every released paytable at 6 decks
 	@for p in $$($(BIN)/reddog paytables --ids); do $(BIN)/reddog rtp $$p --decks 6; echo; done
@@ -86,7 +106,6 @@ BENCH_WARMUP ?= 5
 # Two workers: on a 2-core machine one worker's single thread is the limit (a round request is mostly Python), and
 # `reddog serve` gives each worker a listening socket of its own, so the clients' connections split between them.
 RD_WORKERS ?= 2
-NODE_STAMP := bench/node_modules/.package-lock.json
 BENCH := $(BIN)/python -m bench --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) --warmup $(BENCH_WARMUP) \
 	--workers $(RD_WORKERS)
 
@@ -94,11 +113,23 @@ $(NODE_STAMP): bench/package.json bench/package-lock.json
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "make bench needs Node 20 and npm"; exit 1; }
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
+# The friends' live updates (docs/benchmarks.md, "Friends' push"): PUSH_CLIENTS phones holding push streams (a list
+# such as 1000,2000,3000 finds where it breaks), PUSH_RATE moves a second, on RD_WORKERS workers.
+PUSH_CLIENTS ?= 2000
+PUSH_RATE ?= 50
+PUSH := $(BIN)/python -m bench.friends_push --clients $(PUSH_CLIENTS) --rate $(PUSH_RATE) --seconds $(BENCH_SECONDS) \
+	--warmup $(BENCH_WARMUP) --workers $(RD_WORKERS)
+
 .PHONY: bench
-bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor and the database ceiling (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS); then make fuzz
+bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor, the database ceiling, then the friends' push (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS, PUSH_CLIENTS, PUSH_RATE); then make fuzz
 	$(BENCH)
+	$(PUSH)
 	@# after the measured run, never beside it: the long fault runs would take the CPU the figures are about
 	$(MAKE) --no-print-directory fuzz
+
+.PHONY: bench-push
+bench-push: $(STAMP) $(NODE_STAMP) ## Only the friends' push benchmark: PUSH_CLIENTS streams, PUSH_RATE moves/s, and the cost of one publish
+	$(PUSH)
 
 .PHONY: bench-300k
 bench-300k: $(STAMP) $(NODE_STAMP) ## make bench, then again once the database holds 300k rounds (seeded by SQL)
@@ -110,6 +141,16 @@ bench-compare: $(STAMP) $(NODE_STAMP) ## This tree against BASE (a git revision)
 	@test -n "$(BASE)" || { echo "make bench-compare needs BASE=<git revision>"; exit 1; }
 	$(BIN)/python -m bench.compare --base $(BASE) --pairs $(BENCH_PAIRS) --seconds $(BENCH_SECONDS) \
 		--warmup $(BENCH_WARMUP) --clients $(BENCH_CLIENTS) --workers $(RD_WORKERS)
+
+# The auditors' tools on the 100,000-round export (tests/benchmarks/bench_audit_cli.py, docs/benchmarks.md "Audit
+# tools"): whole `reddog audit verify` / `replay` processes, one job and every core; BASE=<git revision> times that
+# revision too, from a worktree of its own, run by run in turn with this tree.
+AUDIT_RUNS ?= 3
+.PHONY: bench-audit
+bench-audit: $(STAMP) ## verify and replay of the 100,000-round export as whole commands, one job and every core (BASE, AUDIT_RUNS)
+	@base=""; if [ -n "$(BASE)" ]; then base=$${TMPDIR:-/tmp}/reddog-audit-base-$$(git rev-parse --short $(BASE)); \
+		test -d $$base || git worktree add --detach $$base $(BASE); $(MAKE) -C $$base install >/dev/null; fi; \
+	$(BIN)/python -m tests.benchmarks.bench_audit_cli --runs $(AUDIT_RUNS) $${base:+--base $$base}
 
 .PHONY: rng-report
 rng-report: $(STAMP) ## Chi-square of 1,000,000 production shuffles and dieharder on their draws -> docs/rng-report.md

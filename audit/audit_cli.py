@@ -14,6 +14,8 @@ from typing import Any
 
 import msgspec
 
+from audit import parallel
+from audit.collector import collector_paused
 from audit.export_format import CheckpointLine, Progress, read_lines, read_raw_lines
 from audit.replay import Replayer, ReplayReport
 from audit.replay_stats import GroupSummary
@@ -34,6 +36,7 @@ def add_verify(
         "--kept", metavar="FILE", action="append", default=[], help="an earlier export whose checkpoints must hold"
     )
     p.add_argument("--json", action="store_true", help="the whole report as one JSON object")
+    _add_jobs(p)
     p.set_defaults(handler=run_verify)
     return p
 
@@ -42,27 +45,50 @@ def add_replay(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser("replay", help="re-run every round of an export through the game core")
     p.add_argument("file", nargs="?", help="the export (JSON Lines) to replay")
     p.add_argument("--json", action="store_true", help="the whole report as one JSON object")
+    _add_jobs(p)
     p.set_defaults(handler=run_replay)
     return p
 
 
+def _add_jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processes sharing the file's tables (default 0: every core; 1: one process); the report is the same",
+    )
+
+
 def run_verify(args: argparse.Namespace) -> int:
     source = _source(args)
-    checker = ExportVerifier(verifier_of(args.public_key))
-    keep_checkpoints(checker, args.kept)
-    with open(source, "rb") as stream:
-        checker.feed_bytes(read_raw_lines(stream, _progress(source)))
-    report = checker.report()
+    key = key_text(args.public_key)
+    verifier = verifier_of(args.public_key)
+    kept = kept_checkpoints(args.kept)
+    jobs = parallel.workers(getattr(args, "jobs", 1))
+    with collector_paused():  # nothing read here forms a cycle: see audit/collector.py
+        checker = parallel.verify_file(source, key, kept, jobs)
+        if checker is None:
+            checker = ExportVerifier(verifier)
+            for table_id, size, note, where in kept:
+                checker.keep(table_id, size, note, where)
+            with open(source, "rb") as stream:
+                checker.feed_bytes(read_raw_lines(stream, _progress(source)))
+        report = checker.report()
     print_verify(report, as_json=args.json)
     return 0 if report.ok else 1
 
 
 def run_replay(args: argparse.Namespace) -> int:
     source = _source(args)
-    replayer = Replayer()
-    with open(source, "rb") as stream:
-        replayer.feed_bytes(read_raw_lines(stream, _progress(source)))
-    report = replayer.report()
+    jobs = parallel.workers(getattr(args, "jobs", 1))
+    with collector_paused():
+        replayer = parallel.replay_file(source, jobs)
+        if replayer is None:
+            replayer = Replayer()
+            with open(source, "rb") as stream:
+                replayer.feed_bytes(read_raw_lines(stream, _progress(source)))
+        report = replayer.report()
     print_replay(report, as_json=args.json)
     return 0 if report.ok else 1
 
@@ -77,18 +103,33 @@ def _source(args: argparse.Namespace) -> str:
 
 def keep_checkpoints(checker: ExportVerifier, files: list[str]) -> None:
     """The checkpoints of earlier exports the auditor kept: the chains must still match every one of them."""
-    for kept in files:
-        with open(kept, "rb") as stream:
+    for table_id, size, note, source in kept_checkpoints(files):
+        checker.keep(table_id, size, note, source)
+
+
+def kept_checkpoints(files: list[str]) -> parallel.Kept:
+    """(table_id, size, note, where) of every checkpoint in the kept files, in order."""
+    kept: parallel.Kept = []
+    for name in files:
+        with open(name, "rb") as stream:
             for line in read_lines(stream):
                 if type(line) is CheckpointLine:
-                    checker.keep(line.table_id, line.size, line.note, f"kept in {kept}")
+                    kept.append((line.table_id, line.size, line.note, f"kept in {name}"))
+    return kept
+
+
+def key_text(key: str | None) -> str | None:
+    """The key as text (`name+id+base64`), or read from the file it names."""
+    if key is None:
+        return None
+    return Path(key).read_text(encoding="utf-8") if Path(key).is_file() else key
 
 
 def verifier_of(key: str | None) -> Verifier | None:
     """The key as text (`name+id+base64`), or the name of a file holding it."""
-    if key is None:
+    text = key_text(key)
+    if text is None:
         return None
-    text = Path(key).read_text(encoding="utf-8") if Path(key).is_file() else key
     try:
         return parse_verifier(text)
     except NoteError as exc:
@@ -163,7 +204,15 @@ def print_replay(report: ReplayReport, *, as_json: bool = False, out: Callable[[
     for group in report.summary:
         for line in _group_lines(group):
             out(line)
-    out("OK" if report.ok else f"{len(report.mismatches)} MISMATCHES")
+    games = report.games
+    out(
+        f"In Between games re-played through the engine: {games.games}, matching their records: {games.matched}; "
+        f"{games.open_games} not over in the export (not re-played)"
+    )
+    for problem in games.mismatches[:LISTED]:
+        out(f"  MISMATCH game {problem.game_id}: {problem.detail}")
+    found = len(report.mismatches) + len(games.mismatches)
+    out("OK" if report.ok else f"{found} MISMATCHES")
 
 
 def _group_lines(group: GroupSummary) -> Iterator[str]:

@@ -9,17 +9,20 @@ against its commitment, the order against a real shoe, the cut card against the 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from datetime import timedelta
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import NamedTuple
 
 import msgspec
 
 from audit.chain import Record, envelope
 from audit.collector import collector_paused
 from audit.export_format import BadLine, Line, RecordLine, body_bytes, decode_line
-from audit.records import decode_record
+from audit.game_replay import GameReplayer, GamesReplayed
+from audit.records import decode_inbetween_record, decode_record
 from audit.replay_stats import GroupSummary, ReplayStats
 from audit.round_checks import record_problems
+from audit.round_fast import fast_rerun
 from audit.round_rerun import (
     RecordedRound,
     paytable_problem,
@@ -83,6 +86,7 @@ class ReplayReport(msgspec.Struct, frozen=True, kw_only=True):
     test_rounds: int  # test-table rounds: replayed, but kept out of the summary
     summary: list[GroupSummary]
     system_records: int = 0  # the system chain's: verified by `verify`; no rounds in them
+    games: GamesReplayed = msgspec.field(default_factory=GamesReplayed)  # In Between games (audit/game_replay.py)
 
 
 class RecordedRounds(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,6 +101,19 @@ ROLLBACK_WINDOW = timedelta(days=7)  # the longest grace period RD_ROLLBACK_GRAC
 PRUNE_AT = 50_000  # rounds kept for a late rollback before the older ones are let go
 
 
+class ReplaySection(NamedTuple):
+    """What a replayer found in one section of a file (`audit/parallel.py`), to be merged in file order."""
+
+    mismatches: list[Mismatch]
+    counts: tuple[int, int, int, int, int]  # replayed, matched, partial, schema-1 and system records
+    stats: ReplayStats
+    tables: dict[str, TableTrack]
+    waiting: tuple[int, int]  # rounds open, and rounds over but unrevealed, at the section's end
+    round_ids: set[str]  # every round the section names
+    commitments: set[str]  # every shoe it names
+    alone: bool  # False: something in it a single pass might see otherwise (a rollback of a pruned round)
+
+
 class Finished(msgspec.Struct, frozen=True, kw_only=True):
     """A replayed round, kept in case a rollback of it comes later in the chain."""
 
@@ -108,7 +125,19 @@ class Finished(msgspec.Struct, frozen=True, kw_only=True):
 class Replayer:
     """Feed it an export's lines; `report()` says which rounds re-ran to exactly their records and which did not."""
 
-    def __init__(self, *, keep_states: bool = False, rerun: bool = True) -> None:
+    # Every attribute `merge` takes from a section, checks across sections (`round_ids`, `shoes`, `revealed`,
+    # `alone`), or has no need to: the rest only serve the feed itself or `keep_states` (the database reconciliation,
+    # which never runs in sections). A new attribute must be added here and merged (tests/unit/test_audit_parallel.py
+    # holds the list to the class).
+    MERGED = frozenset(
+        {
+            "tables", "shoes", "revealed", "rounds", "finished", "prune_at", "mismatches", "stats", "replayed",
+            "matched", "partial", "schema1", "system", "states", "problems", "opened_again", "schema1_rounds",
+            "rerun", "round_ids", "alone", "newest_opened", "waiting", "games",
+        }
+    )  # fmt: skip
+
+    def __init__(self, *, keep_states: bool = False, rerun: bool = True, track_keys: bool = False) -> None:
         self.tables: dict[str, TableTrack] = {}
         self.shoes: dict[str, ShoeTrack] = {}
         self.revealed: set[str] = set()  # commitments already revealed: no card may come from them any more
@@ -123,6 +152,13 @@ class Replayer:
         self.opened_again: Counter[str] = Counter()  # round_opened records past a round's first
         self.schema1_rounds: set[str] = set()  # rounds with untyped records
         self.rerun = rerun  # False: only read the rounds (their recorded states), re-run none
+        # A section's replayer (`audit/parallel.py`) notes every round it meets, and anything whose outcome could
+        # depend on what other sections hold, so that the merge can tell whether it equals a single pass.
+        self.round_ids: set[str] | None = set() if track_keys else None
+        self.alone = True
+        self.newest_opened: datetime | None = None
+        self.waiting = (0, 0)  # rounds open and unrevealed that merged sections left
+        self.games = GameReplayer()  # In Between games' chains: their records fail the Red Dog decoder, so come here
 
     def feed(self, lines: Iterable[Line | BadLine]) -> None:
         """Lines already decoded (from the database, say)."""
@@ -168,9 +204,21 @@ class Replayer:
         try:
             record = decode_record(body_bytes(line))
         except msgspec.DecodeError as exc:
+            if line.kind.startswith("ib_") and self._game_record(line):
+                return
             self._undecodable(line, exc)
             return
         self.record(line.table_id, record)
+
+    def _game_record(self, line: RecordLine) -> bool:
+        """A record of an In Between game's chain, handed to the game replay; False when it is none."""
+        try:
+            record = decode_inbetween_record(body_bytes(line))
+        except msgspec.DecodeError:
+            return False
+        if self.rerun:
+            self.games.record(line.table_id, record)
+        return True
 
     def record(self, table_id: str, record: Record[Event]) -> None:
         event = record.event
@@ -192,6 +240,8 @@ class Replayer:
             case RoundRolledBack() if event.round_id in self.finished:
                 self._rolled_back_later(event)
             case RoundRolledBack():
+                if event.round_id not in self.rounds:  # a round pruned from `finished`, or opened before the export
+                    self.alone = False
                 recorded = self._round(table_id, event.round_id, record.test)
                 recorded.events.append(event)
                 recorded.rolled_back = event
@@ -214,6 +264,8 @@ class Replayer:
         if recorded is None:
             recorded = self.rounds[round_id] = RecordedRound(round_id, table_id, test)
             self.partial += 1
+            if self.round_ids is not None:
+                self.round_ids.add(round_id)
         return recorded
 
     def _undecodable(self, line: RecordLine, exc: Exception) -> None:
@@ -256,6 +308,10 @@ class Replayer:
         recorded.opened = event
         recorded.events.append(event)
         self.rounds[event.round_id] = recorded
+        if self.round_ids is not None:
+            self.round_ids.add(event.round_id)
+        if self.newest_opened is None or event.opened_at > self.newest_opened:
+            self.newest_opened = event.opened_at
         if event.commitment in self.revealed:
             self._mismatch(table_id, event.round_id, f"dealt from {name(event.commitment)} after it was revealed")
         shoe = self.shoes.get(event.commitment)
@@ -324,6 +380,12 @@ class Replayer:
             )
             self._mismatch(recorded.table_id, recorded.round_id, detail)
         window = raise_window_of(recorded, settings)
+        after = fast_rerun(recorded, shoe.order, shoe.position, shoe.commitment, shoe.decks, paytable, window)
+        if after is not None:  # exactly the game core's events (audit/round_fast.py): what a matching re-run does
+            self.matched += 1
+            self.stats.add(opened.paytable, opened.decks, recorded.test, recorded.events)
+            self._keep_for_a_rollback(recorded, shoe, matched=True)
+            return after
         step, problems = rerun(recorded, shoe, paytable, window)
         for problem in problems:
             self._mismatch(recorded.table_id, recorded.round_id, problem)
@@ -353,6 +415,8 @@ class Replayer:
         done = self.finished.pop(event.round_id)
         recorded, opened = done.recorded, done.recorded.opened
         assert opened is not None
+        if self.newest_opened is not None and opened.opened_at < self.newest_opened - ROLLBACK_WINDOW:
+            self.alone = False  # a single pass, holding more rounds, may have pruned this one by now
         if self.rerun:  # only a re-run counted the round
             self.stats.remove(opened.paytable, opened.decks, recorded.test, recorded.events)
             self.replayed -= 1
@@ -376,9 +440,58 @@ class Replayer:
             unreadable=frozenset(self.schema1_rounds),
         )
 
-    def report(self) -> ReplayReport:
+    def section(self) -> ReplaySection:
+        """What this replayer found, fed one section of a file, for `merge`."""
+        return ReplaySection(
+            mismatches=self.mismatches,
+            counts=(self.replayed, self.matched, self.partial, self.schema1, self.system),
+            stats=self.stats,
+            tables=self.tables,
+            waiting=self._waiting(),
+            round_ids=self.round_ids or set(),
+            commitments={*self.shoes, *self.revealed},
+            # In Between games are not merged across sections: a section that met one asks for the single pass
+            alone=self.alone and self.games.records == 0,
+        )
+
+    def merge(self, sections: Sequence[ReplaySection]) -> bool:
+        """Take in the sections of a file, in file order, as if one pass had read them one after another; False
+        when a table, round or shoe is in more than one section, or a section was not alone, which only one pass
+        over the file can replay."""
+        tables: set[str] = set()
+        rounds: set[str] = set()
+        shoes: set[str] = set()
+        for found in sections:
+            if (
+                not found.alone
+                or not tables.isdisjoint(found.tables)
+                or not rounds.isdisjoint(found.round_ids)
+                or not shoes.isdisjoint(found.commitments)
+            ):
+                return False
+            tables.update(found.tables)
+            rounds.update(found.round_ids)
+            shoes.update(found.commitments)
+        for found in sections:
+            self.mismatches.extend(found.mismatches)
+            replayed, matched, partial, schema1, system = found.counts
+            self.replayed += replayed
+            self.matched += matched
+            self.partial += partial
+            self.schema1 += schema1
+            self.system += system
+            self.stats.merge(found.stats)
+            self.tables.update(found.tables)
+            self.waiting = (self.waiting[0] + found.waiting[0], self.waiting[1] + found.waiting[1])
+        return True
+
+    def _waiting(self) -> tuple[int, int]:
         open_rounds = sum(1 for r in self.rounds.values() if not r.finished and r.opened is not None)
         unrevealed = sum(1 for r in self.rounds.values() if r.finished and r.opened is not None)
+        return open_rounds + self.waiting[0], unrevealed + self.waiting[1]
+
+    def report(self) -> ReplayReport:
+        open_rounds, unrevealed = self._waiting()
         mismatches = list(self.mismatches)
         for table_id, table in self.tables.items():
             if table.early is not None:
@@ -389,8 +502,9 @@ class Replayer:
                         detail=f"shoe {table.early[:16]} was retired before its cut card came out",
                     )
                 )
+        games = self.games.report()
         return ReplayReport(
-            ok=not mismatches,
+            ok=not mismatches and not games.mismatches,
             rounds=self.replayed,
             matched=self.matched,
             mismatches=mismatches,
@@ -401,6 +515,7 @@ class Replayer:
             system_records=self.system,
             test_rounds=self.stats.test_rounds,
             summary=self.stats.summary(),
+            games=games,
         )
 
 

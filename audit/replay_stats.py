@@ -106,6 +106,17 @@ class ReplayStats:
             tally.outcomes[_outcome_name(settled.outcome, spread)] += sign
             tally.hands += sign
 
+    def merge(self, other: ReplayStats) -> None:
+        """Add what another replayer counted (the rounds of another part of the file)."""
+        self.test_rounds += other.test_rounds
+        for key, theirs in other.tallies.items():
+            tally = self.tallies.get(key)
+            if tally is None:
+                tally = self.tallies[key] = _Tally()
+            for name in ("rounds", "voided", "rolled_back", "bets", "wagered", "paid", "hands"):
+                setattr(tally, name, getattr(tally, name) + getattr(theirs, name))
+            tally.outcomes.update(theirs.outcomes)  # update, not +=: a count taken back to 0 stays, as in one pass
+
     def remove(self, paytable: str, decks: int, test: bool, events: list[Event]) -> None:
         """Take back a round counted before (its rollback came later in the chain)."""
         self.add(paytable, decks, test, events, sign=-1)

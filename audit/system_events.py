@@ -1,4 +1,5 @@
-"""The system chain's events: service start and stop, the settings in force, migrations, failed authentications.
+"""The system chain's events: service start and stop, the settings in force, migrations, failed authentications,
+and what happened to each dead letter of the outbox.
 
 The system chain is a chain like a table's (the same `Record` envelope, canonical bytes and hash rule) kept in the
 audit log under the reserved table id `SYSTEM_CHAIN_ID`; only its events differ, so it has its own tagged union.
@@ -13,15 +14,22 @@ import msgspec
 from audit.chain import Record
 
 SYSTEM_CHAIN_ID = "00000000-0000-0000-0000-000000000000"  # the nil UUID: never a game table's id (those are v4)
+# The system chain's records are schema 3: schema 2 with integers only (a start's sweep interval in milliseconds,
+# where schema 2 wrote a float of seconds). Tables' and games' records, which never held a float, stay schema 2.
+SYSTEM_SCHEMA = 3
 
 
-class SettingsInForce(msgspec.Struct, frozen=True, kw_only=True):
-    """What changes how games are played, checked and anchored; never a secret (operator ids, not their secrets)."""
+class SettingsInForce(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What changes how games are played, checked and anchored; never a secret (operator ids, not their secrets).
+
+    A field at its default is left out of the bytes, so each schema's records hold only the sweep interval they wrote.
+    """
 
     env: str
     allow_test_tables: bool
     signature_tolerance_seconds: int
-    sweep_interval_seconds: float
+    sweep_interval_ms: int | None = None  # schema 3: milliseconds (None: a schema-2 record)
+    sweep_interval_seconds: float | None = None  # schema 2 only, read back from old records; never written again
     idempotency_retention_days: int
     checkpoint_every_records: int
     checkpoint_every_seconds: int
@@ -77,7 +85,62 @@ class SigningKeyRotated(_SystemEvent, frozen=True, tag="signing_key_rotated"):
     rotated_at: datetime | None = None
 
 
-SystemEvent = ServiceStarted | ServiceStopped | MigrationApplied | AuthenticationFailed | SigningKeyRotated
+class DeadLetterParked(_SystemEvent, frozen=True, tag="dead_letter_parked"):
+    """An outbox message given up on after too many attempts or too long: it waits for an operator."""
+
+    message_id: str
+    operator_id: str  # whose message (a notification's receiver)
+    message_kind: str  # e.g. round.settled
+    attempts: int
+    reason: str  # the last attempt's failure
+    parked_at: datetime
+
+
+class DeadLetterRetried(_SystemEvent, frozen=True, tag="dead_letter_retried"):
+    """An operator sent a dead letter back to be delivered (the same message id, a fresh count of attempts)."""
+
+    message_id: str
+    operator_id: str
+    by: str  # who asked: the person at `reddog outbox retry`
+    retried_at: datetime
+
+
+class DeadLetterResolved(_SystemEvent, frozen=True, tag="dead_letter_resolved"):
+    """An operator settled a dead letter by other means: it is never sent, and no longer holds back its round's."""
+
+    message_id: str
+    operator_id: str
+    by: str
+    note: str  # what was done instead
+    resolved_at: datetime
+
+
+class ForkAccepted(_SystemEvent, frozen=True, tag="fork_accepted"):
+    """An operator let a chain go on from a head behind, or other than, a checkpoint already published (after an
+    asynchronous failover or a restore): the checkpoint given up and the head the chain goes on from."""
+
+    table_id: str  # the chain (a table's id, or the system chain's)
+    by: str  # who decided: the person at `reddog audit accept-fork`
+    note: str  # why, in their words
+    lost_size: int  # the published checkpoint the database no longer holds
+    lost_root: str  # its root, base64
+    lost_note: str | None  # the signed note as handed out (None: the store kept an earlier decision, not a note)
+    head_size: int  # the chain's head in the database, which goes on from here
+    head_root: str  # the root over its records 1..head_size, base64
+    accepted_at: datetime
+
+
+SystemEvent = (
+    ServiceStarted
+    | ServiceStopped
+    | MigrationApplied
+    | AuthenticationFailed
+    | SigningKeyRotated
+    | DeadLetterParked
+    | DeadLetterRetried
+    | DeadLetterResolved
+    | ForkAccepted
+)
 
 _decoder = msgspec.json.Decoder(Record[SystemEvent])
 

@@ -7,8 +7,9 @@ inserted, truncated); checks that do not depend on the order (columns, checkpoin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import msgspec
 
@@ -27,6 +28,7 @@ from audit.export_format import (
     body_bytes,
     decode_line,
 )
+from audit.export_order import ExportOrder
 from audit.signed_note import NoteError, Verifier, open_note, parse_note
 
 __all__ = ["ExportVerifier", "Fault", "FaultKind", "TableSummary", "VerifyReport", "verify_lines", "verify_links"]
@@ -108,6 +110,18 @@ def _time_of(body: Envelope) -> datetime:
         return _NO_TIME
 
 
+class VerifySection(NamedTuple):
+    """What a verifier found in one section of a file (`audit/parallel.py`), to be merged in file order."""
+
+    chains: dict[str, ChainCheck]
+    heads: dict[str, TableHead]
+    bad: list[tuple[int, str]]  # (line number within the section, why) of each line that is no export line
+    header: ExportHeader | None
+    end: ExportEnd | None
+    lines: int
+    order: ExportOrder  # the section's chains in the order it met them, and any line out of the export's order
+
+
 _envelope_line = msgspec.json.Decoder(_EnvelopeLine)
 _RECORD = b'{"type":"record"'
 _BODY = b',"body":'
@@ -115,6 +129,11 @@ _BODY = b',"body":'
 
 class ExportVerifier:
     """Feed it an export's lines (and any kept checkpoints first); `report()` says what holds and what broke."""
+
+    # Every attribute `merge` takes from a section or has no need to (`verifier`, `kept`: the same in each worker;
+    # `faults`: rebuilt from `bad`). A new attribute must be added here and merged, or the parallel report would
+    # differ from one pass without anyone noticing: tests/unit/test_audit_parallel.py holds the list to the class.
+    MERGED = frozenset({"verifier", "chains", "heads", "faults", "header", "end", "lines", "bad", "kept", "order"})
 
     def __init__(self, verifier: Verifier | None = None) -> None:
         self.verifier = verifier
@@ -124,17 +143,27 @@ class ExportVerifier:
         self.header: ExportHeader | None = None
         self.end: ExportEnd | None = None
         self.lines = 0
+        self.bad: list[tuple[int, str]] = []  # (line number, why) of every BadLine, as also in `faults`
+        # A worker's kept checkpoints by table (`audit/parallel.py`): each is applied when its chain is first met,
+        # which leaves the chain as `keep` before any line would have.
+        self.kept: dict[str, list[tuple[int, str, str]]] | None = None
+        self.order = ExportOrder()  # the chains' sections, in table_id order
 
     def chain(self, table_id: str) -> ChainCheck:
         found = self.chains.get(table_id)
         if found is None:
             found = self.chains[table_id] = ChainCheck(table_id)
+            if self.kept is not None:
+                for size, note, source in self.kept.get(table_id, ()):
+                    self.checkpoint(table_id, size, note, source)
         return found
 
     def feed(self, lines: Iterable[Line | BadLine]) -> None:
         """Lines already decoded (from the database, say)."""
         for line in lines:
             if type(line) is RecordLine:
+                if line.table_id != self.order.current:
+                    self.order.line(line.table_id, line.seq)
                 data = body_bytes(line)
                 self.chain(line.table_id).record(line, data, None)
             else:
@@ -152,6 +181,8 @@ class ExportVerifier:
                     pass  # a body that is no envelope, or base64: the general path says what is wrong
                 else:
                     if line.encoding == "json":
+                        if line.table_id != self.order.current:
+                            self.order.line(line.table_id, line.seq)
                         body = data[data.rindex(_BODY) + 8 : data.rindex(b"}")]
                         chain = self.chains.get(line.table_id) or self.chain(line.table_id)
                         chain.record(line, body, line.body)
@@ -177,11 +208,14 @@ class ExportVerifier:
     def other(self, line: Line | BadLine) -> None:
         match line:
             case HashLine():
+                self.order.line(line.table_id, line.seq)
                 self.chain(line.table_id).hash_only(line.seq, line.hash)
             case TableHead():
+                self.order.head(line.table_id)
                 self.chain(line.table_id)
                 self.heads[line.table_id] = line
             case CheckpointLine():
+                self.order.line(line.table_id, None)
                 self.checkpoint(line.table_id, line.size, line.note, "export")
             case ExportHeader():
                 self.header = line
@@ -189,6 +223,40 @@ class ExportVerifier:
                 self.end = line
             case BadLine(number=number, error=error):
                 self.faults.append(_file_fault(f"line {number}: {error}"))
+                self.bad.append((number, error))
+
+    def section(self) -> VerifySection:
+        """What this verifier found, fed one section of a file, for `merge`."""
+        return VerifySection(self.chains, self.heads, self.bad, self.header, self.end, self.lines, self.order)
+
+    def merge(self, sections: Sequence[VerifySection]) -> bool:
+        """Take in the sections of a file, in file order, as if their lines had been fed here one after another
+        (after `keep` of any kept checkpoints); False when a table is in more than one section, which only one
+        pass over the file can check."""
+        seen: set[str] = set()
+        last: str | None = None
+        for found in sections:
+            # Order: a section out of order inside, or starting before the previous one ended, is left to one pass,
+            # which names the very lines (a section starts at a table line, so its first chain is the least).
+            met = [*sorted(found.order.finished), *([] if found.order.current is None else [found.order.current])]
+            if found.order.faults or (last is not None and met and met[0] <= last):
+                return False
+            if met:
+                last = met[-1]
+            for table_id, chain in found.chains.items():
+                if table_id in seen:
+                    return False
+                seen.add(table_id)
+                self.chains[table_id] = chain  # a kept table's chain keeps the place `keep` gave it, as in one pass
+            self.heads.update(found.heads)
+            for number, error in found.bad:
+                self.other(BadLine(number=self.lines + number, error=error))
+            if found.header is not None:
+                self.header = found.header
+            if found.end is not None:
+                self.end = found.end
+            self.lines += found.lines
+        return True
 
     def keep(self, table_id: str, size: int, note: str, source: str) -> None:
         """A checkpoint the auditor kept from before (an earlier export): the chain must still match it."""
@@ -218,7 +286,12 @@ class ExportVerifier:
     def report(self) -> VerifyReport:
         """Close every chain (its head, checkpoints it never reached, the file's end) and say what was found."""
         tables = [self._close(chain) for chain in self.chains.values()]
-        faults = [*self.faults, *(f for chain in self.chains.values() for f in chain.faults), *self._file_faults()]
+        faults = [
+            *self.faults,
+            *self.order.faults,
+            *(f for chain in self.chains.values() for f in chain.faults),
+            *self._file_faults(),
+        ]
         return VerifyReport(
             ok=not faults,
             records=sum(c.records for c in self.chains.values()),

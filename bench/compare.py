@@ -41,10 +41,12 @@ class Measured(msgspec.Struct, frozen=True, kw_only=True):
     service_ms: float  # CPU per round
     postgres_ms: float
     floor_ms: float  # service CPU per GET /health/live
+    wal_bytes: float = 0.0  # WAL written per round (pg_current_wal_insert_lsn() over the window)
+    other_load: float = 0.0  # the machine's busy time outside the measured processes, a share of all cores
     errors: int = 0  # failed requests of the rounds window: a pair with any gives no ratios
 
 
-FIGURES = ("rounds_per_s", "service_ms", "postgres_ms", "floor_ms")
+FIGURES = ("rounds_per_s", "service_ms", "postgres_ms", "wal_bytes", "floor_ms")
 
 
 def order_of(pair: int, sides: Sequence[Side]) -> list[Side]:
@@ -70,14 +72,17 @@ def ratios(measured: Sequence[Measured], figure: str) -> list[float]:
 
 def report(measured: Sequence[Measured], base: str) -> str:
     lines = [
-        "| pair | side | rounds/s | CPU ms per round, service + PostgreSQL | floor: service ms per GET /health/live"
-        " | errors |",
-        "|---|---|---|---|---|---|",
+        "| pair | side | rounds/s | CPU ms per round, service + PostgreSQL | WAL bytes per round"
+        " | floor: service ms per GET /health/live | other load | errors |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for m in sorted(measured, key=lambda m: (m.pair, m.side)):
         cpu = f"{m.service_ms:.2f} + {m.postgres_ms:.2f}"
         side = f"base ({base})" if m.side == "base" else m.side
-        lines.append(f"| {m.pair + 1} | {side} | {m.rounds_per_s:.1f} | {cpu} | {m.floor_ms:.3f} | {m.errors} |")
+        lines.append(
+            f"| {m.pair + 1} | {side} | {m.rounds_per_s:.1f} | {cpu} | {m.wal_bytes:,.0f} | {m.floor_ms:.3f}"
+            f" | {m.other_load:.0%} | {m.errors} |"
+        )
     lines += ["", "| this ÷ base | mean | lowest | highest |", "|---|---|---|---|"]
     for figure in FIGURES:
         found = ratios(measured, figure)
@@ -114,6 +119,8 @@ async def _measure(ctx: Context, side: Side, pair: int) -> Measured:
         # PostgreSQL's CPU is read from /proc: 0 when the server is elsewhere (its ratio is then left out).
         postgres_ms=rounds.cpu_ms_per_round.get("postgres", 0.0),
         floor_ms=floor.service_ms_per_request,
+        wal_bytes=rounds.wal_bytes_per_round,
+        other_load=rounds.other_load,
         errors=sum(rounds.errors.values()),
     )
 
@@ -151,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     with checked_out(args.base) as tree:
         sides = [Side("base", str(tree / ".venv" / "bin" / "reddog")), Side("this", reddog())]
         measured = asyncio.run(compare(options, sides, args.pairs))
-    print(report(measured, args.base))
+    print(report(measured, args.base), flush=True)
     return 0
 
 

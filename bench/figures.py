@@ -28,6 +28,7 @@ class RoundFigures(msgspec.Struct, frozen=True, kw_only=True):
     other_load: float
     machine_load: float
     cpu_bound_rounds_per_s: float  # an estimate: every core busy at the CPU per round measured (service, PG, generator)
+    wal_bytes_per_round: float = 0.0  # pg_current_wal_insert_lsn() moved over the window, per complete round
 
 
 class HttpFigures(msgspec.Struct, frozen=True, kw_only=True):
@@ -64,7 +65,9 @@ def per(total: float, count: int) -> float:
     return round(total / count, 4) if count else 0.0
 
 
-def round_figures(window: Window, cpu: WindowCpu, service_processes_ms: list[float]) -> RoundFigures:
+def round_figures(
+    window: Window, cpu: WindowCpu, service_processes_ms: list[float], wal_bytes: int = 0
+) -> RoundFigures:
     rounds = window.complete_rounds
     requests = sum(window.requests.values())
     return RoundFigures(
@@ -84,6 +87,7 @@ def round_figures(window: Window, cpu: WindowCpu, service_processes_ms: list[flo
         cpu_bound_rounds_per_s=cpu_bound(
             cpu.cores, [cpu.ms.get(k, 0.0) for k in ("service", "postgres", "generator")], rounds
         ),
+        wal_bytes_per_round=round(wal_bytes / rounds, 1) if rounds else 0.0,
     )
 
 

@@ -159,18 +159,20 @@ async def capture(ctx: Context, replay_url: str) -> tuple[list[CapturedRound], U
 
 async def measured_window(
     ctx: Context, config: dict[str, Any], roots: dict[str, int | None], database_url: str
-) -> tuple[Window, cpu_accounting.WindowCpu, list[float], list[int]]:
-    """Start the generator, let it warm up, then measure it and the CPU over exactly the same window."""
+) -> tuple[Window, cpu_accounting.WindowCpu, list[float], list[int], int]:
+    """Start the generator, let it warm up, then measure it, the CPU and the WAL written over the same window."""
     options = ctx.options
     generator = await Generator.start(config)
     try:
         await generator.event("ready")
         await asyncio.sleep(options.warmup)
+        lsn_before = await _wal_position(database_url)
         before = cpu_accounting.snapshot()
         await generator.send("start")
         await asyncio.sleep(options.seconds)
         await generator.send("stop")
         after = cpu_accounting.snapshot()
+        wal_bytes = await _wal_position(database_url) - lsn_before
         window = await generator.window()
     finally:
         await generator.finish()
@@ -181,7 +183,17 @@ async def measured_window(
     cpu = msgspec.structs.replace(cpu, ms={**cpu.ms, "postgres_own_backends": own_ms} if own else cpu.ms)
     service = roots.get("service")
     processes = [] if service is None else _processes_ms(before, after, service)
-    return window, cpu, processes, own
+    return window, cpu, processes, own, wal_bytes
+
+
+async def _wal_position(database_url: str) -> int:
+    """The server's WAL insert position in bytes: what every database on it wrote, so a shared server's other work
+    counts too (the embedded server has only the run's)."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        return int(await conn.fetchval("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"))
+    finally:
+        await conn.close()
 
 
 def _processes_ms(before: cpu_accounting.Snapshot, after: cpu_accounting.Snapshot, root: int) -> list[float]:
@@ -206,17 +218,17 @@ def _cores() -> int:
 async def measure_rounds(ctx: Context, service: Service, database_url: str) -> figures.RoundFigures:
     roots = {"service": service.pid, "postgres": ctx.server.postmaster_pid}
     config = ctx.generator_config(service.url, "rounds", ctx.options.clients)
-    window, cpu, processes, _ = await measured_window(ctx, config, roots, database_url)
+    window, cpu, processes, _, wal_bytes = await measured_window(ctx, config, roots, database_url)
     server, own = cpu.ms.get("postgres", 0.0), cpu.ms.get("postgres_own_backends", 0.0)
     if own and server > 1.3 * own:
         step(f"PostgreSQL used {server:.0f} ms but the run's own backends {own:.0f}: the server is shared; read both")
-    return figures.round_figures(window, cpu, processes)
+    return figures.round_figures(window, cpu, processes, wal_bytes)
 
 
 async def measure_http(ctx: Context, service: Service, database_url: str) -> figures.HttpFigures:
     roots = {"service": service.pid, "postgres": ctx.server.postmaster_pid}
     config = ctx.generator_config(service.url, "health", ctx.options.clients, signed=False)
-    window, cpu, _, _ = await measured_window(ctx, config, roots, database_url)
+    window, cpu, _, _, _ = await measured_window(ctx, config, roots, database_url)
     return figures.http_figures(window, cpu)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 from collections.abc import AsyncIterator
 
@@ -16,9 +17,12 @@ from service.api import (
     audit_record_routes,
     audit_routes,
     auth_failures,
+    friends_routes,
     health_routes,
     inbetween_routes,
+    outbox_routes,
     paytable_routes,
+    play_routes,
     recall_routes,
     report_routes,
     round_routes,
@@ -26,14 +30,15 @@ from service.api import (
 )
 from service.api.auth import authenticate
 from service.api.openapi import schema_site
-from service.chains import checkpoints, system_chain
+from service.api.openapi.operation_ids import short_operation_id
+from service.chains import checkpoints, fork_guard, system_chain
 from service.chains.key_continuity import SigningKeyChanged
 from service.clock import Clock, system_clock
 from service.db.app_login import unsafe_role
 from service.db.unit_of_work import Runner
 from service.errors import exception_handlers
-from service.observability import configuration_metrics, logs, metrics
-from service.runtime import lean_routes, metrics_server, sweeper
+from service.observability import configuration_metrics, log_streams, logs, metrics
+from service.runtime import database_probe, friends_push, lean_routes, metrics_server, outbox_delivery, sweeper
 from service.settings import Settings, check_can_serve
 
 
@@ -46,6 +51,7 @@ async def create_pool(settings: Settings) -> asyncpg.Pool:
         max_size=settings.pool_max_size,
         command_timeout=30,
         reset=_keep_session,
+        init=fork_guard.connection_hook(settings),  # each new server is checked against the checkpoint store
     )
     return pool
 
@@ -72,7 +78,7 @@ def create_app(settings: Settings, *, clock: Clock = system_clock, sweep: bool =
     """The whole service for one set of settings and one clock; tests build it the same way with a clock they move.
     `lean=False` answers the hot routes by their Litestar handlers, for the test that compares the two paths."""
     check_can_serve(settings)
-    logs.configure(settings.log_level)  # before the build: the request log binds its logger then
+    log_streams.configure(settings.log_level)  # before the build: the request log binds its logger then
     app = build_app(settings.max_body_bytes, lean=lean)
     app.state.wiring = Wiring(settings=settings, clock=clock, sweep=sweep)
     return app
@@ -93,9 +99,7 @@ def rewire(app: Litestar, settings: Settings, *, clock: Clock = system_clock, sw
     if app.request_max_body_size != settings.max_body_bytes:
         raise ValueError("an app is built for one body size limit: build another for this one")
     check_can_serve(settings)
-    logs.configure(settings.log_level)
-    if app.logging_config:  # Litestar's own log handlers, pointed at stderr as it is now (as a build does)
-        app.get_logger = app.logging_config.configure()
+    log_streams.configure(settings.log_level)
     app.state.wiring = Wiring(settings=settings, clock=clock, sweep=sweep)
 
 
@@ -114,6 +118,8 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
             await _refuse_unsafe_role(app.state.pool)
         app.state.runner = Runner(app.state.pool, settings, clock)
         metrics.observe_pool_size(app.state.pool.get_size())
+        metrics.observe_database(True, clock().timestamp())  # the pool's first connections just opened
+        metrics.publish_build(system_chain.version(), system_chain.git_revision(settings))
         await configuration_metrics.open_tables_seen(app.state.pool)
         await checkpoints.observe_newest(app.state.pool)
         try:
@@ -121,7 +127,13 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
         except SigningKeyChanged:
             await app.state.pool.close()  # refused: nothing may be left running (reddog serve said so in one line)
             raise
-        loops = (sweeper.run_forever, checkpoints.run_forever, auth_failures.run_forever) if sweep else ()
+        push = contextlib.AsyncExitStack()
+        app.state.push = None
+        if settings.friends.enabled:  # each app starts its own plugin: a rewired app may have another database
+            app.state.push = await push.enter_async_context(friends_push.running(settings))
+        sweep_forever = functools.partial(sweeper.run_forever, push=app.state.push)
+        background = (sweep_forever, checkpoints.run_forever, auth_failures.run_forever, database_probe.run_forever)
+        loops = (*background, outbox_delivery.run_forever) if sweep else ()
         tasks = [asyncio.create_task(loop(app.state.runner)) for loop in loops]
         try:
             yield
@@ -130,6 +142,7 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await push.aclose()
             await system_chain.service_stopped(app.state.runner)
             await app.state.pool.close()
             metrics.observe_pool_size(0)
@@ -144,6 +157,7 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
             Router(path="/", route_handlers=[*audit_routes.handlers, *audit_record_routes.handlers], tags=["audit"]),
             Router(path="/", route_handlers=recall_routes.handlers, tags=["recall"]),
             Router(path="/", route_handlers=report_routes.handlers, tags=["reports"]),
+            Router(path="/", route_handlers=outbox_routes.handlers, tags=["notifications"]),
         ],
         before_request=authenticate,
         security=[{"signature": []}],
@@ -151,15 +165,20 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
     app = Litestar(
         route_handlers=[
             *inbetween_routes.routers,
+            friends_routes.router,
             paytable_routes.router,
             audit_routes.public_router,
             recall_routes.recall_page,
+            *play_routes.handlers,
             signed,
             *health_routes.handlers,
         ],
         lifespan=[lifespan],
         exception_handlers=exception_handlers(),
         middleware=[logs.request_logging],
+        # None: Litestar would give the root logger a text handler of its own; log_streams.configure routes Python
+        # logging instead (JSON on stderr in production).
+        logging_config=None,
         openapi_config=_openapi(),
         request_max_body_size=max_body_bytes,
         state=None,
@@ -171,8 +190,9 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
 def _openapi() -> OpenAPIConfig:
     return OpenAPIConfig(
         title="Red Dog table service",
-        version="1.0.0",
+        version=schema_site.API_VERSION,
         path=schema_site.SCHEMA_PATH,
+        operation_id_creator=short_operation_id,
         render_plugins=schema_site.render_plugins(),
     )
 

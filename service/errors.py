@@ -12,6 +12,7 @@ from litestar.exceptions import HTTPException, ValidationException
 
 from paytables.red_dog.red_dog import RuleError
 from paytables.refusals import GameError
+from service.observability import metrics
 from service.observability.logs import client_gone
 
 PROBLEM_JSON = "application/problem+json"
@@ -41,6 +42,7 @@ class ApiError(Exception):
         *,
         retryable: bool = False,
         errors: list[dict[str, Any]] | None = None,
+        retry_after: int = 1,
     ) -> None:
         super().__init__(detail)
         self.status = status
@@ -48,6 +50,7 @@ class ApiError(Exception):
         self.detail = detail
         self.retryable = retryable
         self.errors = errors
+        self.retry_after = retry_after  # the seconds a retryable problem's Retry-After header says to wait
 
 
 TITLES = {
@@ -61,6 +64,7 @@ TITLES = {
     413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
+    429: "Too many requests",
     499: "Client closed request",
     500: "Internal server error",
     503: "Service unavailable",
@@ -76,6 +80,10 @@ REFUSAL_STATUS = {
     "BET_OVER_CHIPS": 422,
     "BET_BELOW_MINIMUM": 422,
     "IMPOSSIBLE_CALL": 422,
+    "PASS_NOT_ALLOWED": 422,
+    "STOP_NOT_ALLOWED": 422,
+    "BUY_NOT_ALLOWED": 422,
+    "BUY_OVER_LIMIT": 422,
 }
 
 
@@ -85,7 +93,13 @@ def refusal_status(code: str) -> int:
 
 
 def problem(
-    status: int, code: str, detail: str, *, retryable: bool = False, errors: list[dict[str, Any]] | None = None
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    retryable: bool = False,
+    errors: list[dict[str, Any]] | None = None,
+    retry_after: int = 1,
 ) -> Response[Problem]:
     body = Problem(
         type="about:blank",
@@ -97,13 +111,15 @@ def problem(
     )
     if errors:
         body.errors = errors
-    headers = {"Retry-After": "1"} if retryable else None
+    metrics.record_problem(status, code)
+    headers = {"Retry-After": str(retry_after)} if retryable else None
     return Response(content=body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
 def raw_problem(status: int, code: str, detail: str, *, retryable: bool = False) -> bytes:
     """The problem document as bytes, for the HTTP layer under the app (a request that never reached it)."""
     title = TITLES.get(status, "Error")
+    metrics.record_problem(status, code)
     return msgspec.json.encode(
         Problem(type="about:blank", title=title, status=status, detail=detail, code=code, retryable=retryable)
     )
@@ -118,7 +134,9 @@ def validation(detail: str) -> ApiError:
 
 
 def on_api_error(_: Request[Any, Any, Any], exc: ApiError) -> Response[Problem]:
-    return problem(exc.status, exc.code, exc.detail, retryable=exc.retryable, errors=exc.errors)
+    return problem(
+        exc.status, exc.code, exc.detail, retryable=exc.retryable, errors=exc.errors, retry_after=exc.retry_after
+    )
 
 
 def on_game_error(_: Request[Any, Any, Any], exc: GameError) -> Response[Problem]:
@@ -190,8 +208,9 @@ UNAVAILABLE: tuple[type[Exception], ...] = (
 
 # SQLSTATEs of a server refusing connections for now, like one that dropped them: not accepting connections (55000,
 # e.g. ALLOW_CONNECTIONS false), cannot connect now (57P03: starting, stopping, recovering), too many connections
-# (53300). Matched exactly: 55000's subclasses (55P03 lock not available, 55006 object in use) are other faults.
-REFUSING_SQLSTATES = frozenset({"55000", "57P03", "53300"})
+# (53300), and a server that only reads (25006: a standby, or a primary set read-only while a failover settles).
+# Matched exactly: 55000's subclasses (55P03 lock not available, 55006 object in use) are other faults.
+REFUSING_SQLSTATES = frozenset({"55000", "57P03", "53300", "25006"})
 
 
 def unavailable(exc: BaseException) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import re
 import stat
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
@@ -12,6 +11,8 @@ from urllib.parse import urlsplit
 import msgspec
 
 from audit.signed_note import NoteError, parse_signer
+from service.outbox_settings import OutboxSettings, OutboxSettingsError, parse_outbox
+from service.role_names import app_role_problem, role_name_problem
 
 DEV_OPERATORS = "demo:demo-secret"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -30,20 +31,41 @@ DEFAULT_METRICS_PORT = 8012
 DEFAULT_HEADER_TIMEOUT_SECONDS = 10
 DEFAULT_BODY_TIMEOUT_SECONDS = 30
 DEFAULT_MAX_CONNECTIONS = 2048
-APP_DB_USER = "reddog_service"  # the service's login role, a member of reddog_app
+APP_DB_USER = "reddog_service"  # the service's login role, a member of the deployment's app role
 # The name `make run` gives the key it writes under the data directory: that file is no secret kept for production.
 DEVELOPMENT_KEY_NAME = "reddog.dev/audit"
+FRIENDS_OPERATOR = "friends"  # the reserved operator the friends' tables' games belong to: never a configured id
+PUSH_BACKENDS = ("postgres", "redis")
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 class SettingsError(ValueError):
     """A setting that cannot be used; the message names the variable."""
 
 
+class FriendsSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """The public friends' tables (/v1/friends): whether they are served, how pushes travel, and their limits."""
+
+    enabled: bool = True  # RD_FRIENDS: on by default in development only
+    push: str = "postgres"  # RD_FRIENDS_PUSH: the channels backend, PostgreSQL LISTEN/NOTIFY or Redis pub/sub
+    redis_url: str = DEFAULT_REDIS_URL  # RD_REDIS_URL, for push=redis
+    idle_seconds: int = 1800  # a table nobody has touched for this long closes and its code is free again
+    tables_per_hour: int = 10  # tables one address may create in a clock hour
+    joins_per_minute: int = 20  # joins one address may make in a clock minute
+    code_joins_per_minute: int = 30  # joins of one code in a clock minute, from every address together
+    misses_per_minute: int = 10  # codes one address may look up and not find in a clock minute
+    reactions_per_10s: int = 5  # emoji reactions one seat may send in ten seconds (friends_reactions)
+    stream_seconds: float = 600.0  # a push stream ends after this long (EventSource reconnects by itself)
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
-    database_url: str | None = None  # the service's: a login role in reddog_app
+    database_url: str | None = None  # the service's: a login role in the deployment's app role
     migrate_database_url: str | None = None  # the owner's, for `reddog migrate`; else database_url
     app_db_user: str = APP_DB_USER
     app_db_password: str | None = None  # `reddog migrate` creates or updates the app login with it when set
+    # The deployment's own app role, which `reddog migrate` grants the service's privileges to; None: the one the
+    # database already has, else `<database>_app_role`.
+    app_db_role: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     metrics_host: str = "127.0.0.1"  # /metrics shows gross gaming revenue: its own port, local by default
@@ -70,6 +92,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     audit_signing_key: str | None = None
     checkpoint_every_records: int = 100  # a table's checkpoint in the append that takes it past each multiple
     checkpoint_every_seconds: int = 60  # and, for what is left unanchored, a checkpoint at most this much later
+    # RD_CHECKPOINT_STORE: a directory that outlives the database (a volume of its own) keeping each chain's latest
+    # published checkpoint, which the fork guard compares the database with (service/chains/fork_guard.py); None: off.
+    checkpoint_store: str | None = None
     recall_link_ttl_seconds: int = 86_400  # how long a player's recall link works
     public_url: str | None = None  # the base of the links handed out (e.g. https://rd.example.com); see link_base
     # Peers whose X-Forwarded-For names the client (addresses or CIDR networks); none: every peer is the client.
@@ -78,6 +103,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # past it are counted into later records, never dropped.
     auth_failure_records_per_minute: int = DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE
     git_revision: str | None = None  # RD_GIT_REVISION (set by the image build); else asked of git at start-up
+    friends: FriendsSettings = msgspec.field(default_factory=lambda: FriendsSettings())
+    outbox: OutboxSettings = msgspec.field(default_factory=lambda: OutboxSettings())  # notifications' delivery
 
     @property
     def production(self) -> bool:
@@ -97,10 +124,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return f"http://{host}:{self.port}"
 
 
+def environment(environ: Mapping[str, str]) -> str:
+    """RD_ENV, checked: what `reddog serve` needs before the other settings, to know how to report them."""
+    return _choice(environ, "RD_ENV", "development", ENVIRONMENTS, case=str.lower)
+
+
 def from_env(environ: Mapping[str, str] | None = None) -> Settings:
     """Read the settings from the environment; a bad value fails here, at start-up, naming the variable."""
     env = os.environ if environ is None else environ
-    rd_env = _choice(env, "RD_ENV", "development", ENVIRONMENTS, case=str.lower)
+    rd_env = environment(env)
     operators = parse_operators(env.get("RD_OPERATORS", DEV_OPERATORS))
     auditors = parse_operators(env["RD_AUDITORS"], name="RD_AUDITORS") if env.get("RD_AUDITORS") else {}
     if both := sorted(set(operators) & set(auditors)):
@@ -111,6 +143,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
         migrate_database_url=env.get("MIGRATE_DATABASE_URL") or None,
         app_db_user=_role_name(env, "RD_APP_DB_USER", APP_DB_USER),
         app_db_password=env.get("RD_APP_DB_PASSWORD") or None,
+        app_db_role=_app_role(env),
         host=env.get("RD_HOST", "127.0.0.1"),
         port=_int(env, "RD_PORT", 8000, 1, 65535),
         metrics_host=env.get("RD_METRICS_HOST", "127.0.0.1"),
@@ -141,12 +174,40 @@ def from_env(environ: Mapping[str, str] | None = None) -> Settings:
             env, "RD_AUTH_FAILURE_RECORDS_PER_MINUTE", DEFAULT_AUTH_FAILURE_RECORDS_PER_MINUTE, 1, 1_000_000
         ),
         git_revision=env.get("RD_GIT_REVISION") or None,
+        checkpoint_store=env.get("RD_CHECKPOINT_STORE") or None,
+        friends=_friends(env, rd_env),
+        outbox=_outbox(env, operators, rd_env == "production"),
     )
+    if FRIENDS_OPERATOR in operators or FRIENDS_OPERATOR in auditors:
+        raise SettingsError(f"RD_OPERATORS: {FRIENDS_OPERATOR!r} is reserved for the friends' tables' games")
     if settings.metrics_port == settings.port:
         raise SettingsError("RD_METRICS_PORT: /metrics needs its own port, not the API's RD_PORT")
     if settings.allow_test_tables and settings.production:
         raise SettingsError("RD_ALLOW_TEST_TABLES: test tables are refused when RD_ENV=production")
     return settings
+
+
+def _outbox(env: Mapping[str, str], operators: dict[str, str], production: bool) -> OutboxSettings:
+    try:
+        return parse_outbox(env, operators, production)
+    except OutboxSettingsError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _friends(env: Mapping[str, str], rd_env: str) -> FriendsSettings:
+    """RD_FRIENDS and its limits: the public tables are served by default in development only."""
+    return FriendsSettings(
+        enabled=_bool(env, "RD_FRIENDS", rd_env == "development"),
+        push=_choice(env, "RD_FRIENDS_PUSH", "postgres", PUSH_BACKENDS, case=str.lower),
+        redis_url=env.get("RD_REDIS_URL") or DEFAULT_REDIS_URL,
+        idle_seconds=_int(env, "RD_FRIENDS_IDLE_SECONDS", 1800, 60, 7 * 86_400),
+        tables_per_hour=_int(env, "RD_FRIENDS_TABLES_PER_HOUR", 10, 1, 100_000),
+        joins_per_minute=_int(env, "RD_FRIENDS_JOINS_PER_MINUTE", 20, 1, 100_000),
+        code_joins_per_minute=_int(env, "RD_FRIENDS_CODE_JOINS_PER_MINUTE", 30, 1, 100_000),
+        misses_per_minute=_int(env, "RD_FRIENDS_MISSES_PER_MINUTE", 10, 1, 100_000),
+        reactions_per_10s=_int(env, "RD_FRIENDS_REACTIONS_PER_10S", 5, 1, 1000),
+        stream_seconds=_int(env, "RD_FRIENDS_STREAM_SECONDS", 600, 10, 86_400),
+    )
 
 
 def _check_production_secrets(credentials: dict[str, str], name: str) -> None:
@@ -295,11 +356,19 @@ def _choice(
     return value
 
 
-_ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
 def _role_name(env: Mapping[str, str], name: str, default: str) -> str:
     value = env.get(name) or default
-    if not _ROLE_NAME.fullmatch(value):
-        raise SettingsError(f"{name}: a PostgreSQL role name of lowercase letters, digits and _, got {value!r}")
+    if problem := role_name_problem(value):
+        raise SettingsError(f"{name}: {problem}")
+    return value
+
+
+def _app_role(env: Mapping[str, str]) -> str | None:
+    value = env.get("RD_APP_DB_ROLE") or None
+    if value is not None and (problem := app_role_problem(value)):
+        raise SettingsError(f"RD_APP_DB_ROLE: {problem}")
+    if value is not None and value == (env.get("RD_APP_DB_USER") or APP_DB_USER):
+        raise SettingsError(
+            "RD_APP_DB_ROLE: the app role holds the grants and the login RD_APP_DB_USER is its member: name two roles"
+        )
     return value

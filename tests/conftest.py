@@ -16,7 +16,7 @@ from litestar.testing import AsyncTestClient
 
 from audit.signed_note import KeyPair, generate_key
 from service.app import create_app, rewire
-from service.settings import Settings
+from service.settings import FriendsSettings, Settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.database import server_url
@@ -63,7 +63,7 @@ async def database(database_server: str) -> AsyncIterator[Database]:
 
 @pytest.fixture(scope="module")  # as wide as a module's own `database` may be
 def database_url(database: Database) -> str:
-    """What the app under test connects as: a login in reddog_app, never the owner, so a missing grant fails a test."""
+    """What the app under test connects as: a login in the app role, not the owner, so a missing grant fails a test."""
     return database.app_url
 
 
@@ -93,6 +93,15 @@ def make_settings(database_url: str, **overrides: Any) -> Settings:
         # One database serves the whole run, and the cap counts every test's failures together: a test that is
         # about the cap sets its own on a database of its own (tests/integration/test_auth_failure_limits.py).
         "auth_failure_records_per_minute": 1_000_000,
+        # Every test's client is one address ("testclient"): the friends' tables' limits are set wide open here, and
+        # the tests of a limit set their own (tests/api/test_friends_limits.py).
+        "friends": FriendsSettings(
+            tables_per_hour=1_000_000,
+            joins_per_minute=1_000_000,
+            code_joins_per_minute=1_000_000,
+            misses_per_minute=1_000_000,
+            stream_seconds=0.05,  # a push stream read whole (by an ASGI test client) ends at once
+        ),
     }
     return Settings(**{**values, **overrides})
 

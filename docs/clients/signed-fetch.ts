@@ -1,9 +1,13 @@
-// Sign Red Dog API requests from TypeScript: a `fetch` that adds X-Operator-Id, X-Timestamp, X-Signature and, on a
-// POST without one, a fresh Idempotency-Key (pass your own header to retry safely). Web Crypto only: it runs in Node
-// 18+ and in browsers. Copy this file into your project.
+// Sign Red Dog API requests from TypeScript: a `fetch` that adds X-Operator-Id, X-Timestamp and X-Signature. Every
+// POST must carry your Idempotency-Key header (crypto.randomUUID() per new request, the same one to retry): it is
+// signed, and a POST without one is refused here rather than given a key a retry would not repeat. Web Crypto only:
+// it runs in Node 18+ and in browsers. Copy this file into your project.
 //
 //   const fetchSigned = signedFetch({ operatorId: "demo", secret: "demo-secret" });
 //   const res = await fetchSigned("http://127.0.0.1:8000/v1/tables");
+//
+// With openapi-fetch: `createClient<paths>({ baseUrl, fetch: signedFetch({ operatorId, secret }) })`; the generated
+// types make `params.header["Idempotency-Key"]` required on every POST that takes one.
 //
 // The signed bytes: timestamp LF METHOD LF path_with_query LF idempotency_key LF body (the key line is empty for a
 // GET), HMAC-SHA256 with the operator's secret, in lowercase hex.
@@ -22,10 +26,10 @@ export function signedFetch(options: SigningOptions): typeof fetch {
     const request = new Request(input, init);
     const body = await request.clone().arrayBuffer();
     const headers = new Headers(request.headers);
-    if (request.method === "POST" && !headers.has("Idempotency-Key")) {
-      headers.set("Idempotency-Key", crypto.randomUUID());
-    }
     const key = request.method === "POST" ? (headers.get("Idempotency-Key") ?? "") : "";
+    if (request.method === "POST" && key === "") {
+      throw new TypeError(`POST ${new URL(request.url).pathname}: send an Idempotency-Key (keep it to retry)`);
+    }
     const timestamp = String(Math.floor(now() / 1000));
     const url = new URL(request.url);
     const head = `${timestamp}\n${request.method}\n${url.pathname}${url.search}\n${key}\n`;

@@ -9,18 +9,39 @@ ace and a pair the way that gives the larger expected gain over every card that 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from fractions import Fraction
 from math import floor
 
-from paytables.inbetween.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet, bet_limits
+from paytables.inbetween.inbetween_actions import (
+    AgreeToStop,
+    CallAce,
+    CallPair,
+    InBetweenAction,
+    KeepPair,
+    PassTurn,
+    PlaceBet,
+    ShowCards,
+    SplitPair,
+    bet_limits,
+    can_pass,
+    may_split,
+)
 from paytables.inbetween.inbetween_events import AceCall, InBetweenEvent, PairCall
 from paytables.inbetween.inbetween_game import InBetweenStep, act, advance
 from paytables.inbetween.inbetween_odds import TurnOdds, bet_value, edge_per_chip, kelly_fraction, third_card_odds
 from paytables.inbetween.inbetween_posts import LOW_ACE, Posts, PostsKind, possible_pair_calls
-from paytables.inbetween.inbetween_rules import AdjacentLoses, PairIsCalled, PairPays, RuleSet
+from paytables.inbetween.inbetween_rules import (
+    AdjacentLoses,
+    AdjacentReturnsAnte,
+    PairIsCalled,
+    PairPays,
+    PairReturnsAnte,
+    RuleSet,
+)
 from paytables.inbetween.inbetween_state import Game, GameStatus, full_pack_ranks
+from paytables.inbetween.inbetween_views import seat_view
 from shoe.cards import ACE, RANK_VALUES
 from shoe.random_source import RandomSource
 from shoe.shoe import Shoe
@@ -37,24 +58,42 @@ def kelly_bet(odds: TurnOdds, chips: int, least: int, most: int, post_multiple: 
 
 
 def kelly_player(game: Game, ruleset: RuleSet) -> InBetweenAction:
-    """The exact-odds player's move in whatever the game waits for."""
+    """The exact-odds player's move in whatever the game waits for, from the game as its seat sees it (`seat_view`:
+    face-down posts it holds are on its table; another seat's are unseen cards like the pack's)."""
     turn, player = game.turn, game.to_act
     if turn is None or player is None:
         raise ValueError(f"the game waits for no player ({game.status})")
     if game.status is GameStatus.AWAITING_ACE_CALL:
         return CallAce(player_id=player, call=best_ace_call(game, ruleset))
     posts = turn.posts
-    assert posts is not None
+    assert posts is not None  # face-down posts are on the table in the seat's own view
+    if game.status is GameStatus.AWAITING_SHOW:  # show and bet only where the bet gains: otherwise fold unseen
+        shown = _posts_gain(game, ruleset, posts, game.unseen(), split=False)
+        return ShowCards(player_id=player) if shown > 0 else PassTurn(player_id=player)
+    if game.status is GameStatus.AWAITING_SPLIT:
+        kept = _posts_gain(game, ruleset, posts, game.unseen(), split=False)
+        split = split_gain(game, ruleset, posts.first, game.unseen())
+        return SplitPair(player_id=player) if split > kept else KeepPair(player_id=player)
     if game.status is GameStatus.AWAITING_PAIR_CALL:
         values = {
             call: _bet_gain(game, ruleset, posts, game.unseen(), call) for call in possible_pair_calls(posts.first)
         }
         call = max(values, key=lambda c: values[c])  # the first (higher) wins a tie
-        return CallPair(player_id=player, call=call) if values[call] > 0 else PassTurn(player_id=player)
-    odds = third_card_odds(posts, game.unseen(), turn.pair_call)
-    least, most = bet_limits(game, ruleset)
-    amount = kelly_bet(odds, game.seats[turn.seat].chips, least, most, ruleset.terms.post.multiple)
+        if values[call] > 0 or not can_pass(ruleset):
+            return CallPair(player_id=player, call=call)
+        return PassTurn(player_id=player)
+    amount = chosen_bet(game, ruleset, third_card_odds(posts, game.unseen(), turn.pair_call))
     return PassTurn(player_id=player) if amount is None else PlaceBet(player_id=player, amount=amount)
+
+
+def chosen_bet(game: Game, ruleset: RuleSet, odds: TurnOdds) -> int | None:
+    """Kelly's bet within the table's limits (the half-pot cap included), or None to pass; where passing is not
+    allowed, a bet Kelly would not make is the least bet, which loses least when every chip bet loses on average."""
+    least, most = bet_limits(game, ruleset)
+    amount = kelly_bet(odds, game.seats[_seat(game)].chips, least, most, ruleset.terms.post.multiple)
+    if amount is None and (not can_pass(ruleset) or _shown(game)):
+        return least
+    return amount
 
 
 def one_chip_player(game: Game, ruleset: RuleSet) -> InBetweenAction:
@@ -67,10 +106,26 @@ def one_chip_player(game: Game, ruleset: RuleSet) -> InBetweenAction:
     if game.status is GameStatus.AWAITING_PAIR_CALL:
         assert turn.posts is not None
         return CallPair(player_id=player, call=possible_pair_calls(turn.posts.first)[0])
+    if game.status is GameStatus.AWAITING_SPLIT:
+        return KeepPair(player_id=player)
+    if game.status is GameStatus.AWAITING_SHOW:
+        return ShowCards(player_id=player)
     return PlaceBet(player_id=player, amount=bet_limits(game, ruleset)[0])
 
 
 STRATEGIES: dict[str, Strategy] = {"kelly": kelly_player, "one-chip": one_chip_player}
+
+
+def computers_agreeing(game: Game, ruleset: RuleSet, computers: Collection[int]) -> AgreeToStop | None:
+    """A computer seat's agreement to stop, once every person with chips has agreed (a computer never asks to stop
+    and never holds out: the people at the table decide); None when no computer has anything to agree to."""
+    if not ruleset.terms.stop_by_agreement or game.status is GameStatus.GAME_OVER:
+        return None
+    people = [s for s in game.seats_with_chips() if s not in computers]
+    if not people or any(s not in game.agreed for s in people):
+        return None
+    waiting = next((s for s in game.seats_with_chips() if s not in game.agreed), None)
+    return None if waiting is None else AgreeToStop(player_id=game.seats[waiting].player_id)
 
 
 def play_computers(
@@ -87,12 +142,16 @@ def play_computers(
     `strategies[seat]` plays each computer seat; by default every one is the Kelly player.
     """
     events: list[InBetweenEvent] = []
+    computers = {i for i, seat in enumerate(game.seats) if seat.computer}
     while game.status is not GameStatus.GAME_OVER:
-        if game.turn is not None and game.to_act is not None:
+        if (agreeing := computers_agreeing(game, ruleset, computers)) is not None:
+            step = act(game, shoe, agreeing, ruleset=ruleset, source=source, now=now)
+        elif game.turn is not None and game.to_act is not None:
             if not game.seats[game.turn.seat].computer:
                 break
             play = kelly_player if strategies is None else strategies[game.turn.seat]
-            step = act(game, shoe, play(game, ruleset), ruleset=ruleset, source=source, now=now)
+            move = play(seat_view(game, shoe, game.turn.seat), ruleset)
+            step = act(game, shoe, move, ruleset=ruleset, source=source, now=now)
         else:
             step = advance(game, shoe, ruleset=ruleset, source=source, now=now)
         events.extend(step.events)
@@ -123,13 +182,40 @@ def ace_call_value(game: Game, ruleset: RuleSet, call: AceCall) -> Fraction:
     return value / total
 
 
-def _posts_gain(game: Game, ruleset: RuleSet, posts: Posts, unseen: Counter[int]) -> Fraction:
-    """What these posts are worth to the player to act, with the third card still to come from `unseen`."""
+def split_gain(game: Game, ruleset: RuleSet, pair: int, unseen: Counter[int]) -> Fraction:
+    """What splitting a pair is worth: two hands, each with a first post of the pair's rank and its second post and
+    third card from today's count, played on by this strategy (a hand of another pair is played as `pair` says),
+    less the cost. The second hand is valued like the first; the cards the first will show are not yet known."""
+    cost = ruleset.split_cost(game.ante)
+    assert cost is not None
+    total, hand = unseen.total(), Fraction(0)
+    for second in RANK_VALUES:
+        if unseen[second]:
+            rest = unseen.copy()
+            rest[second] -= 1
+            if rest.total() == 0:
+                rest = full_pack_ranks()
+                rest.subtract((pair, second))
+            hand += unseen[second] * _posts_gain(game, ruleset, Posts(first=pair, second=second), rest, split=False)
+    return 2 * hand / total - cost
+
+
+def _posts_gain(game: Game, ruleset: RuleSet, posts: Posts, unseen: Counter[int], *, split: bool = True) -> Fraction:
+    """What these posts are worth to the player to act, with the third card still to come from `unseen` (and a pair
+    split where that gains more, unless `split` is False: a split hand's pair is never split again)."""
     rules, chips = ruleset.terms, game.seats[_seat(game)].chips
+    if split and posts.kind is PostsKind.PAIR and may_split(game, ruleset):
+        kept = _posts_gain(game, ruleset, posts, unseen, split=False)
+        return max(kept, split_gain(game, ruleset, posts.first, unseen))
+    ante_back = Fraction(min(game.ante, game.pot))  # a push that returns the ante, capped by the pot
+    if posts.kind is PostsKind.ADJACENT and isinstance(rules.adjacent, AdjacentReturnsAnte):
+        return ante_back
     if posts.kind is PostsKind.ADJACENT:
         return Fraction(-min(rules.adjacent.chips, chips)) if isinstance(rules.adjacent, AdjacentLoses) else Fraction(0)
     if posts.kind is PostsKind.PAIR and isinstance(rules.pair, PairPays):
         return Fraction(min(rules.pair.chips, game.pot))
+    if posts.kind is PostsKind.PAIR and isinstance(rules.pair, PairReturnsAnte):
+        return ante_back
     if posts.kind is PostsKind.PAIR and isinstance(rules.pair, PairIsCalled):
         return max(_bet_gain(game, ruleset, posts, unseen, call) for call in possible_pair_calls(posts.first))
     if posts.kind is PostsKind.PAIR:
@@ -141,9 +227,13 @@ def _bet_gain(game: Game, ruleset: RuleSet, posts: Posts, unseen: Counter[int], 
     """The expected chips of the bet this strategy would make on these posts (0 when it would pass)."""
     odds = third_card_odds(posts, unseen, call)
     chips, multiple = game.seats[_seat(game)].chips, ruleset.terms.post.multiple
-    least, most = bet_limits(game, ruleset)
-    amount = kelly_bet(odds, chips, least, most, multiple)
+    amount = chosen_bet(game, ruleset, odds)
     return Fraction(0) if amount is None else bet_value(odds, amount, chips, multiple)
+
+
+def _shown(game: Game) -> bool:
+    """Whether the turn's face-down posts were shown: then a bet must follow (pagat), however small."""
+    return game.turn is not None and bool(game.turn.down) and not game.turn.hidden
 
 
 def _seat(game: Game) -> int:

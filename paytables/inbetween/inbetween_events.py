@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
@@ -30,6 +31,8 @@ class Decision(enum.StrEnum):
     ACE_CALL = "ace_call"
     PAIR_CALL = "pair_call"
     BET = "bet"
+    SPLIT = "split"  # a pair that may be split into two hands (`split`), or kept and played as `pair` says
+    SHOW = "show"  # two face-down posts: show them and bet (`show`), or fold them unseen (`pass`)
 
 
 class ChipReason(enum.StrEnum):
@@ -42,7 +45,9 @@ class ChipReason(enum.StrEnum):
     PAIR_PAID = "pair_paid"
     ADJACENT_LOST = "adjacent_lost"
     BANK_RETURNED = "bank_returned"  # the banker takes back what is left of the pot
+    ANTE_RETURNED = "ante_returned"  # equal or adjacent posts push: the player's ante comes back from the pot
     SHARED = "shared"  # the pot shared at the end of the game
+    SPLIT = "split"  # what splitting a pair into two hands costs, paid into the pot
 
 
 class TurnOutcome(enum.StrEnum):
@@ -52,14 +57,24 @@ class TurnOutcome(enum.StrEnum):
     PASSED = "passed"
     ADJACENT_PASSED = "adjacent_passed"
     ADJACENT_LOST = "adjacent_lost"
+    ADJACENT_PUSHED = "adjacent_pushed"  # the ante came back (a pair that does so is `pair_pushed` with the move)
     PAIR_PAID = "pair_paid"
     PAIR_PUSHED = "pair_pushed"
+    FOLDED = "folded"  # face-down posts folded without showing them
 
 
 class EndReason(enum.StrEnum):
     ROUNDS_PLAYED = "rounds_played"
     POT_EMPTIED = "pot_emptied"  # a game played until a bet takes the whole pot
     ONE_PLAYER_LEFT = "one_player_left"  # at most one player has chips: the game is decided
+    AGREED = "agreed"  # every player with chips agreed to stop; the pot is shared
+
+
+class DealerDrawn(enum.StrEnum):
+    """How the first dealer was drawn from the committed pack."""
+
+    HIGHEST_CARD = "highest_card"  # a card to each player in turn; the highest deals (ties draw again)
+    RANDOM = "random"  # one card's place in the pack's canonical order picks the seat, uniformly
 
 
 class CalledBy(enum.StrEnum):
@@ -70,6 +85,26 @@ class CalledBy(enum.StrEnum):
 class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str
     computer: bool = False
+
+
+COMPUTER_NAME = "computer-{seat}"  # a computer seat's name when none is asked for
+
+
+def computer_names(asked: Sequence[str | None]) -> list[str]:
+    """Each seat's name: the one asked for, or for a computer asked none `computer-N` (N its seat), then
+    `computer-N-2`, `computer-N-3`, ... while that is a name asked for or already given, so no two seats share one."""
+    taken = {name for name in asked if name is not None}
+    names = []
+    for seat, name in enumerate(asked):
+        if name is None:
+            base = name = COMPUTER_NAME.format(seat=seat)
+            suffix = 1
+            while name in taken:
+                suffix += 1
+                name = f"{base}-{suffix}"
+            taken.add(name)
+        names.append(name)
+    return names
 
 
 class InBetweenGameStarted(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_game_started"):
@@ -104,10 +139,27 @@ class InBetweenShoeRevealed(msgspec.Struct, frozen=True, kw_only=True, tag_field
     dealt: int
 
 
-class InBetweenRoundStarted(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_round_started"):
+class InBetweenDealerCard(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_dealer_card"):
+    """A card turned from the committed pack to choose the first dealer: to `seat`, or to no one (drawn at random)."""
+
+    seat: int | None
+    card: str
+    shoe_number: int
+    shoe_index: int
+
+
+class InBetweenDealerChosen(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_dealer_chosen"):
+    dealer: int
+    by: DealerDrawn
+
+
+class InBetweenRoundStarted(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="kind", tag="ib_round_started"
+):
     round: int
     dealer: int
     order: tuple[int, ...]  # the seats' turns in order (a bank repeats them once per orbit)
+    first_shoe: int | None = None  # a bank played twice through the deck: the pack it began with
 
 
 class InBetweenChipsMoved(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_chips_moved"):
@@ -135,6 +187,42 @@ class InBetweenCardDealt(msgspec.Struct, frozen=True, kw_only=True, tag_field="k
     shoe_index: int
 
 
+class InBetweenCardDealtDown(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_card_dealt_down"):
+    """A post dealt face down: the record names its place in the committed pack, never the card, so the chain binds
+    the card (the pack's reveal proves it) without publishing it; `ib_cards_shown` names it if the player shows."""
+
+    seat: int
+    role: CardRole
+    shoe_number: int
+    shoe_index: int
+
+
+class InBetweenCardsShown(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_cards_shown"):
+    """The player shows their face-down posts, in the order dealt; they are the posts from here on."""
+
+    seat: int
+    cards: tuple[str, ...]
+
+
+class InBetweenFirstCard(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_first_card"):
+    """A round's first card, dealt face up to a player before the first turn (the dealer's game bank)."""
+
+    seat: int
+    card: str
+    shoe_number: int
+    shoe_index: int
+
+
+class InBetweenChipsBought(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_chips_bought"):
+    """A player brings `amount` new chips into the game; `chips` is their stack after, `bought` all they bought."""
+
+    seat: int
+    player_id: str
+    amount: int
+    chips: int
+    bought: int
+
+
 class InBetweenAwaiting(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_awaiting"):
     """The game waits for this player's decision; for a bet, the least and the most it may be."""
 
@@ -154,6 +242,26 @@ class InBetweenAceCalled(msgspec.Struct, frozen=True, kw_only=True, tag_field="k
 class InBetweenPairCalled(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_pair_called"):
     seat: int
     call: PairCall
+
+
+class InBetweenPairSplit(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_pair_split"):
+    """The pair is split: the first post starts the first hand, the second post waits as the second hand's first."""
+
+    seat: int
+
+
+class InBetweenHandEnded(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_hand_ended"):
+    """The first hand of a split pair is settled; the second hand begins with the pair's other card."""
+
+    seat: int
+    hand: int
+    outcome: TurnOutcome
+
+
+class InBetweenStopAgreed(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_stop_agreed"):
+    """A player with chips agrees to stop the game and share the pot; when the last of them agrees, the game ends."""
+
+    seat: int
 
 
 class InBetweenBetPlaced(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_bet_placed"):
@@ -185,13 +293,22 @@ InBetweenEvent = (
     InBetweenGameStarted
     | InBetweenShoeShuffled
     | InBetweenShoeRevealed
+    | InBetweenDealerCard
+    | InBetweenDealerChosen
     | InBetweenRoundStarted
     | InBetweenChipsMoved
     | InBetweenTurnStarted
     | InBetweenCardDealt
+    | InBetweenCardDealtDown
+    | InBetweenCardsShown
+    | InBetweenFirstCard
+    | InBetweenChipsBought
     | InBetweenAwaiting
     | InBetweenAceCalled
     | InBetweenPairCalled
+    | InBetweenPairSplit
+    | InBetweenHandEnded
+    | InBetweenStopAgreed
     | InBetweenBetPlaced
     | InBetweenPassed
     | InBetweenTurnEnded

@@ -1,25 +1,16 @@
 """The In Between game engine: a `Game` and its shoe in, the next `Game`, shoe and audit events out. No I/O.
 
-Play follows the rule set (`inbetween_rules`). The points the rules leave open are settled here:
-
-- A post costs the rule's multiple of the bet (1, 2 or 3), or everything the player has left when that is less:
-  chips never go below zero, and the bet itself is never more than the player holds.
-- A bet is 1 (or the ante, by the rule) up to the pot and the player's chips; when the pot or the player's chips are
-  below that minimum, the minimum is what they allow. A player with fewer chips than the ante antes all they have.
-- A bet (or a pair's payment) that empties the pot: if another turn follows in this round, everyone with chips antes
-  again at once (`reante`) before it; after the round's last turn the next round's antes refill it. In a game played
-  "until the pot is empty" that bet ends the game instead.
-- The game ends early when at most one player has chips (that player then holds every chip once the pot is shared).
-- At the end the pot is shared equally by the players who still have chips; the odd chips go one each to them in turn
-  order from the dealer's left. If no one has chips left (the last antes took them all) the round's players share it.
-- The dealer's bank (`DealerBanks`): the dealer stakes `stake_antes` x ante (or all they have) as the pot; every other
-  player with chips plays against it in turn, `orbits` times round, until the pot is empty; the dealer then takes back
-  what is left. Nobody else antes. A round is one bank, and the deal (with the bank) moves on.
-- The deal moves one seat each round, to the next seat with chips; a player with no chips sits out.
-- The pack is one deck; when it runs out, every card not on the table is shuffled into a new committed pack (the old
-  one revealed). A first-post ace is called high or low before the second post (or is high, by the rule); a second
-  post ace is high. Every seat conserves chips: chips held + pot = players x starting chips at every step, the bank
-  included (the banker's stake is in the pot until it comes back).
+Play follows the rule set (`inbetween_rules`); who deals first and a bank twice through the deck are in
+`inbetween_deal`. The points the rules leave open are settled here, each as docs/inbetween.md lists it: a post costs
+the rule's multiple of the bet or all the player has left; a bet is the least bet (1 or the ante) up to the pot (or
+the first round's half of it) and the player's chips; a short ante is everything the player has; a pot emptied
+mid-round is re-anted at once (or ends an `until_empty` game, when a bet emptied it); the game ends early when at most
+one player has chips; the pot left at the end is shared equally by those with chips, odd chips in turn order; the
+dealer's bank stakes `stake_antes` antes and takes back what is left; the deal moves one seat the way play goes, to
+the next seat with chips; a spent pack is replaced by every card not on the table, shuffled and committed. A split
+pair's two hands are played one after the other in one turn, the second only while the pot and the player have
+chips. How a game ends, the players' agreement to stop included, is in `inbetween_endings`. Chips held plus the pot
+are players x starting chips at every step.
 """
 
 from __future__ import annotations
@@ -28,22 +19,39 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from paytables.inbetween.inbetween_actions import (
+    AgreeToStop,
+    BuyChips,
     CallAce,
     CallPair,
     GameOver,
     ImpossibleCall,
     InBetweenAction,
+    KeepPair,
     PassTurn,
     PlaceBet,
+    ShowCards,
+    SplitPair,
     WrongAction,
     bet_limits,
     check_action,
+    check_agreement,
     check_bet,
+    check_buy,
     check_now,
+    check_pass,
     check_ruleset,
     check_setup,
+    may_split,
     post_cost,
 )
+from paytables.inbetween.inbetween_deal import (
+    bank_done_at_orbit,
+    draw_dealer,
+    fresh_pack,
+    orbits_for,
+    twice_through,
+)
+from paytables.inbetween.inbetween_endings import agree, end_game
 from paytables.inbetween.inbetween_events import (
     AceCall,
     CalledBy,
@@ -53,9 +61,11 @@ from paytables.inbetween.inbetween_events import (
     EndReason,
     InBetweenAceCalled,
     InBetweenBetPlaced,
-    InBetweenGameEnded,
+    InBetweenCardsShown,
     InBetweenGameStarted,
+    InBetweenHandEnded,
     InBetweenPairCalled,
+    InBetweenPairSplit,
     InBetweenPassed,
     InBetweenRoundEnded,
     InBetweenRoundStarted,
@@ -66,7 +76,16 @@ from paytables.inbetween.inbetween_events import (
     TurnOutcome,
 )
 from paytables.inbetween.inbetween_posts import PostsKind, ThirdOutcome, possible_pair_calls
-from paytables.inbetween.inbetween_rules import UNTIL_EMPTY, AdjacentLoses, FirstAce, PairIsCalled, PairPays, RuleSet
+from paytables.inbetween.inbetween_rules import (
+    UNTIL_EMPTY,
+    AdjacentLoses,
+    AdjacentReturnsAnte,
+    FirstAce,
+    PairIsCalled,
+    PairPays,
+    PairReturnsAnte,
+    RuleSet,
+)
 from paytables.inbetween.inbetween_state import Game, GameStatus, begin
 from paytables.inbetween.inbetween_tape import InBetweenStep, Tape
 from shoe.cards import ACE, rank, rank_symbol
@@ -74,6 +93,7 @@ from shoe.random_source import RandomSource
 from shoe.shoe import Shoe
 
 __all__ = ["InBetweenStep", "act", "advance", "start_game"]
+PUSHES = (TurnOutcome.ADJACENT_PUSHED, TurnOutcome.PAIR_PUSHED)  # an ante given back never ends an `until_empty` game
 
 
 def start_game(
@@ -107,7 +127,7 @@ def start_game(
     tape = Tape(begin(started), shoe, ruleset, source, now)
     tape.events.append(started)
     tape.emit(InBetweenShoeShuffled(shoe_number=1, commitment=shoe.commitment, size=shoe.size))
-    _begin_round(tape, dealer)
+    _begin_round(tape, draw_dealer(tape, dealer))
     return tape.step()
 
 
@@ -117,6 +137,12 @@ def act(
     """A player's call, bet or pass; refused with an `InBetweenError` (and nothing written) when the rules say no."""
     check_ruleset(game, ruleset)
     check_now(now)
+    if isinstance(action, AgreeToStop):
+        return agree(Tape(game, shoe, ruleset, source, now), check_agreement(game, ruleset, action.player_id))
+    if isinstance(action, BuyChips):
+        tape = Tape(game, shoe, ruleset, source, now)
+        tape.buy(check_buy(game, ruleset, action.player_id, action.amount), action.amount)
+        return tape.step()
     check_action(game, action)
     tape = Tape(game, shoe, ruleset, source, now)
     seat = tape.turn.seat
@@ -136,8 +162,23 @@ def act(
             tape.emit(InBetweenBetPlaced(seat=seat, amount=action.amount))
             _third_card(tape)
         case PassTurn():
+            check_pass(game, ruleset)
             tape.emit(InBetweenPassed(seat=seat))
-            _end_turn(tape, TurnOutcome.PASSED)
+            _end_turn(tape, TurnOutcome.FOLDED if tape.turn.hidden else TurnOutcome.PASSED)
+        case ShowCards():
+            cards = tuple(shoe.card_at(place) for place in tape.turn.down)  # no pack is shuffled while they are down
+            tape.emit(InBetweenCardsShown(seat=seat, cards=cards))
+            if rank(cards[0]) == ACE:  # face-down rule sets play aces high (`check_terms`)
+                tape.emit(InBetweenAceCalled(seat=seat, call=AceCall.HIGH, by=CalledBy.RULE))
+            _posts_down(tape)
+        case SplitPair():
+            cost = ruleset.split_cost(game.ante)
+            assert cost is not None  # a split is awaited only where the rule set offers one
+            tape.move(seat, -cost, ChipReason.SPLIT)
+            tape.emit(InBetweenPairSplit(seat=seat))
+            _second_post(tape)
+        case KeepPair():
+            _posts_down(tape)
     return tape.step()
 
 
@@ -149,7 +190,7 @@ def advance(game: Game, shoe: Shoe, *, ruleset: RuleSet, source: RandomSource, n
     if game.status is GameStatus.TURN_OVER and game.turn is not None:
         _next_turn(tape, game.turn.index + 1)
     elif game.status is GameStatus.ROUND_OVER:
-        _begin_round(tape, _next_dealer(game))
+        _begin_round(tape, game.dealer if ruleset.game_bank else _next_dealer(game, ruleset))
     elif game.status is GameStatus.GAME_OVER:
         raise GameOver(f"game {game.game_id} is over")
     else:
@@ -158,23 +199,48 @@ def advance(game: Game, shoe: Shoe, *, ruleset: RuleSet, source: RandomSource, n
 
 
 def _begin_round(tape: Tape, dealer: int) -> None:
-    game, banker = tape.game, tape.rules.banker
-    cycle = [(dealer + 1 + i) % len(game.seats) for i in range(len(game.seats))]
+    if tape.rules.game_bank:
+        _begin_bank_round(tape, dealer)
+        return
+    game, banker, twice = tape.game, tape.rules.banker, twice_through(tape.rules)
+    n, step = len(game.seats), tape.rules.terms.direction.step
+    cycle = [(dealer + step * (1 + i)) % n for i in range(n)]
     players = [s for s in cycle if game.seats[s].chips > 0 and not (banker and s == dealer)]
-    order = tuple(players * banker.orbits) if banker else tuple(players)
-    tape.emit(InBetweenRoundStarted(round=game.round + 1, dealer=dealer, order=order))
+    if twice:
+        fresh_pack(tape, game)
+    orbits = (orbits_for(len(players)) if twice else int(banker.orbits)) if banker else 1
+    first_shoe = tape.game.shoe_number if twice else None
+    order = tuple(players * orbits)
+    tape.emit(InBetweenRoundStarted(round=game.round + 1, dealer=dealer, order=order, first_shoe=first_shoe))
     if banker:
         tape.move(dealer, -min(banker.stake_antes * game.ante, game.seats[dealer].chips), ChipReason.STAKE)
     else:
         _antes(tape, ChipReason.ANTE)
         if len(tape.game.seats_with_chips()) <= 1:
-            _end_game(tape, EndReason.ONE_PLAYER_LEFT)
+            end_game(tape, EndReason.ONE_PLAYER_LEFT)
             return
     _next_turn(tape, 0)
 
 
+def _begin_bank_round(tape: Tape, dealer: int) -> None:
+    """A round of the dealer's game bank (pagat): the cards gathered and shuffled (after the first round), the stake
+    put up once, "one card face up to each of the other players", then their turns from the dealer's neighbour."""
+    game, bank = tape.game, tape.rules.game_bank
+    assert bank is not None
+    if game.round > 0:
+        tape.reshuffle(table=())  # "the dealer gathers the cards, they are shuffled and cut again"
+    n, step = len(game.seats), tape.rules.terms.direction.step
+    players = [s for s in ((dealer + step * (1 + i)) % n for i in range(n - 1)) if game.seats[s].chips > 0]
+    tape.emit(InBetweenRoundStarted(round=game.round + 1, dealer=dealer, order=tuple(players)))
+    if game.round == 0:  # "The dealer begins each game by putting chips into the pot"
+        tape.move(dealer, -min(bank.stake_antes * game.ante, game.seats[dealer].chips), ChipReason.STAKE)
+    for seat in players:
+        tape.first_card(seat)
+    _next_turn(tape, 0)
+
+
 def _antes(tape: Tape, reason: ChipReason) -> None:
-    for seat in tape.game.from_dealers_left():
+    for seat in tape.game.turn_cycle(tape.rules.terms.direction.step):
         chips = tape.game.seats[seat].chips
         if chips > 0:
             tape.move(seat, -min(tape.game.ante, chips), reason)
@@ -182,12 +248,16 @@ def _antes(tape: Tape, reason: ChipReason) -> None:
 
 def _next_turn(tape: Tape, start: int) -> None:
     index = _next_index(tape.game, start)
-    if index is None:
+    if index is None or (twice_through(tape.rules) and bank_done_at_orbit(tape, index, start)):
         _end_round(tape)
         return
     seat = tape.game.order[index]
     tape.emit(InBetweenTurnStarted(seat=seat, player_id=tape.game.seats[seat].player_id, index=index))
-    if rank(tape.deal(CardRole.FIRST_POST)) == ACE:
+    if tape.rules.terms.face_down:
+        _deal_down(tape)
+        return
+    first = tape.turn.first_post  # the dealer's game bank dealt every player's first card before the first turn
+    if rank(first if first is not None else tape.deal(CardRole.FIRST_POST)) == ACE:
         if tape.rules.terms.first_ace is FirstAce.CHOICE:
             tape.await_decision(Decision.ACE_CALL)
             return
@@ -195,8 +265,28 @@ def _next_turn(tape: Tape, start: int) -> None:
     _second_post(tape)
 
 
+def _deal_down(tape: Tape) -> None:
+    """Two posts face down; the player shows them and bets, or folds them unseen. A pack that could not give both is
+    replaced first, so no pack holding a card still face down is ever revealed."""
+    if tape.left_in_pack < 2:
+        tape.reshuffle(table=())
+    tape.deal_down(CardRole.FIRST_POST)
+    tape.deal_down(CardRole.SECOND_POST)
+    tape.await_decision(Decision.SHOW)
+
+
 def _second_post(tape: Tape) -> None:
     tape.deal(CardRole.SECOND_POST)
+    posts = tape.turn.posts
+    assert posts is not None
+    if posts.kind is PostsKind.PAIR and may_split(tape.game, tape.rules):
+        tape.await_decision(Decision.SPLIT)
+        return
+    _posts_down(tape)
+
+
+def _posts_down(tape: Tape) -> None:
+    """Both posts are down (and a split declined): a bet is awaited, a pair called, or the turn settles at once."""
     posts, seat, rules = tape.turn.posts, tape.turn.seat, tape.rules.terms
     assert posts is not None
     kind = posts.kind
@@ -207,8 +297,14 @@ def _second_post(tape: Tape) -> None:
     elif kind is PostsKind.PAIR and isinstance(rules.pair, PairPays):
         tape.move(seat, min(rules.pair.chips, tape.game.pot), ChipReason.PAIR_PAID)
         _end_turn(tape, TurnOutcome.PAIR_PAID)
+    elif kind is PostsKind.PAIR and isinstance(rules.pair, PairReturnsAnte):
+        tape.move(seat, min(tape.game.ante, tape.game.pot), ChipReason.ANTE_RETURNED)
+        _end_turn(tape, TurnOutcome.PAIR_PUSHED)
     elif kind is PostsKind.PAIR:
         _end_turn(tape, TurnOutcome.PAIR_PUSHED)
+    elif isinstance(rules.adjacent, AdjacentReturnsAnte):
+        tape.move(seat, min(tape.game.ante, tape.game.pot), ChipReason.ANTE_RETURNED)
+        _end_turn(tape, TurnOutcome.ADJACENT_PUSHED)
     elif isinstance(rules.adjacent, AdjacentLoses):
         tape.move(seat, -min(rules.adjacent.chips, tape.game.seats[seat].chips), ChipReason.ADJACENT_LOST)
         _end_turn(tape, TurnOutcome.ADJACENT_LOST)
@@ -233,56 +329,62 @@ def _third_card(tape: Tape) -> None:
 
 
 def _end_turn(tape: Tape, outcome: TurnOutcome) -> None:
-    """Close the turn, then decide what follows: the game's end, a re-ante, the round's end or another turn."""
+    """Close the turn (or a split pair's first hand), then decide what follows: the game's end, a re-ante, the
+    round's end or another turn."""
     turn = tape.turn
+    if turn.hand == 1 and tape.game.pot > 0 and tape.game.seats[turn.seat].chips > 0:
+        tape.emit(InBetweenHandEnded(seat=turn.seat, hand=1, outcome=outcome))
+        _second_post(tape)  # the second hand: the pair's other card is its first post
+        return
     tape.emit(InBetweenTurnEnded(seat=turn.seat, outcome=outcome))
     game, banker = tape.game, tape.rules.banker
+    if tape.rules.game_bank:
+        if game.pot == 0:  # "If anyone bets the whole pot and wins it, that is the end of the game"
+            end_game(tape, EndReason.POT_EMPTIED)
+        elif _next_index(game, turn.index + 1) is None:
+            _end_round(tape)
+        return
     if not banker and len(game.seats_with_chips()) <= 1:
-        _end_game(tape, EndReason.ONE_PLAYER_LEFT)
-    elif game.pot == 0 and game.rounds is None:
-        _end_game(tape, EndReason.POT_EMPTIED)
+        end_game(tape, EndReason.ONE_PLAYER_LEFT)
+    elif game.all_agreed():  # the one who had not agreed has lost their last chip: everyone left has agreed
+        end_game(tape, EndReason.AGREED)
+    elif game.pot == 0 and game.rounds is None and outcome not in PUSHES:
+        end_game(tape, EndReason.POT_EMPTIED)
     elif (banker and game.pot == 0) or _next_index(game, turn.index + 1) is None:
         _end_round(tape)
     elif game.pot == 0:
         _antes(tape, ChipReason.REANTE)
         if len(tape.game.seats_with_chips()) <= 1:
-            _end_game(tape, EndReason.ONE_PLAYER_LEFT)
+            end_game(tape, EndReason.ONE_PLAYER_LEFT)
         elif _next_index(tape.game, turn.index + 1) is None:
             _end_round(tape)  # the players still to come put their last chips in with the re-ante
 
 
 def _end_round(tape: Tape) -> None:
     game = tape.game
+    if tape.rules.game_bank:
+        _end_bank_round(tape)
+        return
     if tape.rules.banker and game.pot > 0:
         tape.move(game.dealer, game.pot, ChipReason.BANK_RETURNED)
     tape.emit(InBetweenRoundEnded(round=game.round))
     if len(tape.game.seats_with_chips()) <= 1:
-        _end_game(tape, EndReason.ONE_PLAYER_LEFT)
+        end_game(tape, EndReason.ONE_PLAYER_LEFT)
     elif game.rounds is not None and game.round >= game.rounds:
-        _end_game(tape, EndReason.ROUNDS_PLAYED)
+        end_game(tape, EndReason.ROUNDS_PLAYED)
 
 
-def _end_game(tape: Tape, reason: EndReason) -> None:
-    _share_pot(tape)
+def _end_bank_round(tape: Tape) -> None:
+    """After the agreed rounds "the dealer collects the contents of the pot and the game ends"; so too when no player
+    but the dealer has chips left to play with."""
     game = tape.game
-    tape.emit(tape.revealed())
-    chips = tuple(seat.chips for seat in game.seats)
-    winners = tuple(i for i, c in enumerate(chips) if c == max(chips))
-    tape.emit(InBetweenGameEnded(reason=reason, chips=chips, winners=winners, at=tape.now))
-
-
-def _share_pot(tape: Tape) -> None:
-    game = tape.game
-    if game.pot == 0:
-        return
-    sharers = [s for s in game.from_dealers_left() if game.seats[s].chips > 0]
-    if not sharers:
-        sharers = [s for s in game.from_dealers_left() if s in game.order]
-    share, odd = divmod(game.pot, len(sharers))
-    for place, seat in enumerate(sharers):
-        amount = share + (1 if place < odd else 0)
-        if amount:
-            tape.move(seat, amount, ChipReason.SHARED)
+    players_left = any(seat.chips > 0 for i, seat in enumerate(game.seats) if i != game.dealer)
+    over = game.rounds is not None and game.round >= game.rounds
+    if (over or not players_left) and game.pot > 0:
+        tape.move(game.dealer, game.pot, ChipReason.BANK_RETURNED)
+    tape.emit(InBetweenRoundEnded(round=game.round))
+    if over or not players_left:
+        end_game(tape, EndReason.ROUNDS_PLAYED if over else EndReason.ONE_PLAYER_LEFT)
 
 
 def _next_index(game: Game, start: int) -> int | None:
@@ -293,5 +395,6 @@ def _next_index(game: Game, start: int) -> int | None:
     return None
 
 
-def _next_dealer(game: Game) -> int:
-    return next(s for s in game.from_dealers_left() if game.seats[s].chips > 0)
+def _next_dealer(game: Game, ruleset: RuleSet) -> int:
+    """The deal moves one seat the way play goes (left, or right), to the next seat with chips."""
+    return next(s for s in game.turn_cycle(ruleset.terms.direction.step) if game.seats[s].chips > 0)

@@ -80,7 +80,7 @@ def simulate(
     if games < 2:
         raise ValueError("simulate at least 2 games")
     ante = ruleset.terms.antes[0] if ante is None else ante
-    rounds = ruleset.terms.rounds[0] if rounds is None else rounds
+    rounds = ruleset.default_rounds if rounds is None else rounds
     seat_names = [names[i % len(names)] for i in range(players)]
     finals: dict[str, list[int]] = {name: [] for name in names}
     for number in range(games):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol, runtime_checkable
 
 import msgspec
 
@@ -12,8 +13,12 @@ from paytables.inbetween.inbetween_events import (
     Decision,
     InBetweenAwaiting,
     InBetweenCardDealt,
+    InBetweenCardDealtDown,
+    InBetweenChipsBought,
     InBetweenChipsMoved,
+    InBetweenDealerCard,
     InBetweenEvent,
+    InBetweenFirstCard,
     InBetweenShoeRevealed,
     InBetweenShoeShuffled,
 )
@@ -22,6 +27,16 @@ from paytables.inbetween.inbetween_state import Game, Turn, apply
 from shoe.cards import DECK
 from shoe.random_source import RandomSource
 from shoe.shoe import Shoe, shoe_of
+
+
+@runtime_checkable
+class PackSource(Protocol):
+    """A source that hands over each new pack itself instead of shuffling one: an audit replay, whose packs are the
+    ones the game's records reveal, so the engine re-deals exactly the recorded cards."""
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+    def pack(self, cards: list[str]) -> Shoe: ...
 
 
 class InBetweenStep(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,10 +87,44 @@ class Tape:
         self.emit(InBetweenCardDealt(seat=self.turn.seat, role=role, card=card, shoe_number=number, shoe_index=index))
         return card
 
-    def reshuffle(self) -> None:
-        table = self.turn.table_cards
+    def deal_down(self, role: CardRole) -> None:
+        """The next card of the pack, face down to the player in turn: the record names its place, not the card."""
+        _, index, self.shoe = self.shoe.deal()
+        number = self.game.shoe_number
+        self.emit(InBetweenCardDealtDown(seat=self.turn.seat, role=role, shoe_number=number, shoe_index=index))
+
+    def first_card(self, seat: int) -> None:
+        """The next card of the pack, face up to a player as their first card before the round's first turn."""
+        card, index, self.shoe = self.shoe.deal()
+        self.emit(InBetweenFirstCard(seat=seat, card=card, shoe_number=self.game.shoe_number, shoe_index=index))
+
+    def buy(self, seat: int, amount: int) -> None:
+        """New chips into a seat's stack: what was bought is counted beside the starting chips."""
+        held, bought = self.game.seats[seat], self.game.bought[seat] if self.game.bought else 0
+        self.emit(
+            InBetweenChipsBought(
+                seat=seat, player_id=held.player_id, amount=amount, chips=held.chips + amount, bought=bought + amount
+            )
+        )
+
+    def draw(self, seat: int | None) -> str:
+        """The next card of the pack, turned to choose the first dealer (to `seat`, or to no one)."""
+        card, index, self.shoe = self.shoe.deal()
+        number = self.game.shoe_number
+        self.emit(InBetweenDealerCard(seat=seat, card=card, shoe_number=number, shoe_index=index))
+        return card
+
+    @property
+    def left_in_pack(self) -> int:
+        return self.shoe.size - self.shoe.position
+
+    def reshuffle(self, table: tuple[str, ...] | None = None) -> None:
+        """Reveal the pack in play and shuffle every card not on the table (by default the game's) into a new one."""
+        table = self.game.table_cards if table is None else table
         self.emit(self.revealed())
-        self.shoe = shoe_of([card for card in DECK if card not in table], self.source)
+        cards = [card for card in DECK if card not in table]
+        source = self.source
+        self.shoe = source.pack(cards) if isinstance(source, PackSource) else shoe_of(cards, source)
         number = self.game.shoe_number + 1
         self.emit(
             InBetweenShoeShuffled(

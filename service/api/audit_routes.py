@@ -32,6 +32,7 @@ def owner(caller: Caller) -> str | None:
 
 @get(
     "/public-key",
+    operation_id="auditPublicKey",
     responses=responses(200, wire.PublicKeyOut, 400, 503),
     summary="The Ed25519 key every audit checkpoint is signed with (public: anyone may check a checkpoint)",
 )
@@ -79,6 +80,7 @@ async def latest_checkpoint(request: Request[Any, Any, Any], table_id: TableId) 
 
 @get(
     "/audit/consistency",
+    operation_id="consistencyProof",
     responses=responses(200, wire.ConsistencyProofOut, *SIGNED, 404, 409, 422, conflicts=TRUNCATED),
     summary="An RFC 9162 consistency proof: the log at checkpoint `to` (default: the latest) extends the log at `from`",
     opt=AUDITORS,

@@ -14,7 +14,11 @@ from litestar import Request
 
 from service.api import auth_failures
 from service.api.bodies import decode_body
+from service.chains.request_signing import sign as sign  # re-exported: clients and tests sign with these
+from service.chains.request_signing import signing_message as signing_message
 from service.errors import ApiError
+from service.observability import metrics
+from service.observability.logs import client_address
 from service.settings import Settings
 
 log = structlog.get_logger("reddog.auth")
@@ -40,20 +44,6 @@ class Caller(msgspec.Struct, frozen=True, kw_only=True):
     request_hash: bytes = b""
 
 
-def signing_message(timestamp: str, method: str, path_with_query: str, body: bytes, idempotency_key: str = "") -> bytes:
-    """timestamp, METHOD, path with query and the Idempotency-Key (empty for a GET), each on its own line, then the
-    raw body: everything that changes what a request does is signed, so a captured request replays only as itself."""
-    return f"{timestamp}\n{method}\n{path_with_query}\n{idempotency_key}\n".encode() + body
-
-
-def sign(
-    secret: str, timestamp: str, method: str, path_with_query: str, body: bytes, *, idempotency_key: str = ""
-) -> str:
-    """Lowercase hex HMAC-SHA256; what a client computes too."""
-    message = signing_message(timestamp, method, path_with_query, body, idempotency_key)
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
-
-
 def path_with_query(scope: Any) -> str:
     # ASGI's raw_path excludes the query, but some servers and test transports put it there too: cut it off so the
     # query is signed once, from query_string. A literal "?" in a path is always percent-encoded, so this is safe.
@@ -67,11 +57,12 @@ def _unauthenticated() -> ApiError:
     return ApiError(401, "UNAUTHENTICATED", "missing or invalid request signature")
 
 
-async def _refused(request: Request[Any, Any, Any], operator_id: str) -> ApiError:
-    """Count the failure on the system chain (rate-limited there), then refuse: the refusal never waits on it."""
-    address = request.client.host if request.client is not None else ""
+async def _refused(request: Request[Any, Any, Any], operator_id: str, reason: str) -> ApiError:
+    """Count the failure by `reason` (metrics.AUTH_REASONS) and on the system chain (rate-limited there), then
+    refuse: the refusal never waits on it."""
+    metrics.record_auth_failure(reason)
     try:
-        await auth_failures.note_failure(request.app.state.runner, operator_id, address)
+        await auth_failures.note_failure(request.app.state.runner, operator_id, client_address(request.scope))
     except Exception as exc:  # a failure to record is logged; the request is refused all the same
         log.warning("auth_failure_not_recorded", error=type(exc).__name__)
     return _unauthenticated()
@@ -100,18 +91,20 @@ async def authenticate(request: Request[Any, Any, Any]) -> None:
     secret = settings.operators.get(operator_id) or settings.auditors.get(operator_id)
     # Everything the headers alone can refuse is refused before a byte of the body is read (it may be large, and
     # an unauthenticated client must not make the server hold it); Litestar then reads at most max_body_bytes.
-    if secret is None or not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
-        raise await _refused(request, operator_id)
+    if secret is None:
+        raise await _refused(request, operator_id, "unknown_operator")
+    if not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
+        raise await _refused(request, operator_id, "bad_timestamp")
     if abs(request.app.state.clock().timestamp() - int(timestamp)) > settings.signature_tolerance_seconds:
-        raise await _refused(request, operator_id)
+        raise await _refused(request, operator_id, "stale_timestamp")
     if not _HEX64.fullmatch(signature):
-        raise await _refused(request, operator_id)
+        raise await _refused(request, operator_id, "malformed_signature")
     body = await request.body()
     target = path_with_query(request.scope)
     key = headers.get("idempotency-key", "") if request.method == "POST" else ""
     expected = sign(secret, timestamp, request.method, target, body, idempotency_key=key)
     if not hmac.compare_digest(expected, signature.lower()):
-        raise await _refused(request, operator_id)
+        raise await _refused(request, operator_id, "bad_signature")
     structlog.contextvars.bind_contextvars(operator=operator_id)
     if role is Role.AUDITOR and (request.method != "GET" or not request.route_handler.opt.get(AUDITORS_ALLOWED)):
         raise ApiError(403, "AUDITOR_READ_ONLY", "auditor credentials may only read the audit records and reports")

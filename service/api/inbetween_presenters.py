@@ -7,8 +7,19 @@ from uuid import UUID
 import msgspec
 
 from audit.chain import Link
-from paytables.inbetween.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
-from paytables.inbetween.inbetween_events import AceCall, PairCall, SeatSpec
+from paytables.inbetween.inbetween_actions import (
+    AgreeToStop,
+    BuyChips,
+    CallAce,
+    CallPair,
+    InBetweenAction,
+    KeepPair,
+    PassTurn,
+    PlaceBet,
+    ShowCards,
+    SplitPair,
+)
+from paytables.inbetween.inbetween_events import COMPUTER_NAME, AceCall, PairCall, SeatSpec, computer_names
 from paytables.inbetween.inbetween_odds import TurnOdds
 from paytables.inbetween.inbetween_rules import RuleSet
 from paytables.inbetween.inbetween_state import AWAITING, Game, Turn
@@ -17,7 +28,7 @@ from service.api.wire import RevealOut
 from service.errors import validation
 from service.use_cases.inbetween_use_cases import GameView, NewGame
 
-COMPUTER = "computer-{seat}"  # a computer seat's player id when the request names none
+COMPUTER = COMPUTER_NAME  # kept for importers of the old name; the naming rule is `computer_names`, in the core
 
 
 def ruleset_out(ruleset: RuleSet) -> wire.RuleSetOut:
@@ -29,18 +40,19 @@ def new_game(data: wire.CreateGame) -> NewGame:
         ruleset=data.ruleset,
         ante=data.ante,
         rounds=data.rounds,
-        seats=tuple(_seat(i, s) for i, s in enumerate(data.seats)),
+        seats=_seats(data.seats),
         test=data.mode == "test",
         forced_cards=tuple(data.forced_cards or ()),
     )
 
 
-def _seat(index: int, seat: wire.GameSeatIn) -> SeatSpec:
-    if seat.computer:
-        return SeatSpec(player_id=seat.player_id or COMPUTER.format(seat=index), computer=True)
-    if seat.player_id is None:
-        raise validation(f"seats[{index}]: a seat is a player_id, or computer: true")
-    return SeatSpec(player_id=seat.player_id)
+def _seats(seats: list[wire.GameSeatIn]) -> tuple[SeatSpec, ...]:
+    """The seats asked for; a computer asked no name gets one no other seat has (`computer_names`)."""
+    for index, seat in enumerate(seats):
+        if not seat.computer and seat.player_id is None:
+            raise validation(f"seats[{index}]: a seat is a player_id, or computer: true")
+    names = computer_names([seat.player_id for seat in seats])
+    return tuple(SeatSpec(player_id=name, computer=seat.computer) for name, seat in zip(names, seats, strict=True))
 
 
 def action(data: wire.ActionIn) -> InBetweenAction:
@@ -53,6 +65,16 @@ def action(data: wire.ActionIn) -> InBetweenAction:
             return PlaceBet(player_id=player, amount=amount)
         case wire.PassIn(player_id=player):
             return PassTurn(player_id=player)
+        case wire.SplitIn(player_id=player):
+            return SplitPair(player_id=player)
+        case wire.KeepPairIn(player_id=player):
+            return KeepPair(player_id=player)
+        case wire.AgreeStopIn(player_id=player):
+            return AgreeToStop(player_id=player)
+        case wire.ShowIn(player_id=player):
+            return ShowCards(player_id=player)
+        case wire.BuyIn(player_id=player, amount=amount):
+            return BuyChips(player_id=player, amount=amount)
 
 
 def game_out(view: GameView) -> wire.GameOut:
@@ -92,12 +114,16 @@ def game_out(view: GameView) -> wire.GameOut:
         ended_at=game.ended_at,
         ended_reason=None if game.ended_reason is None else game.ended_reason.value,
         winners=list(game.winners),
+        agreed=list(game.agreed),
+        bought=list(game.bought),
+        own_cards=list(view.own_cards),
     )
 
 
 def turn_out(game: Game, turn: Turn) -> wire.GameTurnOut:
     fields = msgspec.structs.asdict(turn)
     del fields["index"]
+    fields["hands"] = [msgspec.structs.asdict(hand) for hand in turn.hands]
     return msgspec.convert({**fields, "player_id": game.seats[turn.seat].player_id}, wire.GameTurnOut)
 
 

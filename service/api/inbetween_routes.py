@@ -26,7 +26,8 @@ from service.use_cases.inbetween_use_cases import GameView
 
 # What each problem status means on these routes (the Red Dog routes document their own codes).
 ERRORS = {
-    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query), DUPLICATE_JSON_KEY, "
+    400: "VALIDATION_ERROR (malformed JSON, unknown field, wrong type, bad query, no seats or more than 8), "
+    "DUPLICATE_JSON_KEY, "
     "IDEMPOTENCY_KEY_REQUIRED or DUPLICATE_HEADER",
     401: "UNAUTHENTICATED: missing or invalid X-Operator-Id / X-Timestamp / X-Signature",
     403: "FORCED_CARDS_NOT_ALLOWED: test games and forced cards need RD_ALLOW_TEST_TABLES=true and mode test",
@@ -35,7 +36,10 @@ ERRORS = {
     415: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as Content-Type: application/json",
     422: "VALIDATION_ERROR (unknown rule set, a seat with neither player_id nor computer, forced cards the pack "
     "cannot hold), INVALID_GAME (players, ante or rounds the rule set does not offer), BET_OVER_POT, BET_OVER_CHIPS, "
-    "BET_BELOW_MINIMUM, IMPOSSIBLE_CALL (higher than aces, lower than twos)",
+    "BET_BELOW_MINIMUM, IMPOSSIBLE_CALL (higher than aces, lower than twos), PASS_NOT_ALLOWED (a pass where the rule "
+    "set's `pass` is `never`), STOP_NOT_ALLOWED (an agreement to stop where the rule set has no `stop_by_agreement`), "
+    "BUY_NOT_ALLOWED (a buy where the rule set has no `buy_chips`), BUY_OVER_LIMIT (a buy over what its `limit` "
+    "leaves the player)",
     503: "SERVICE_UNAVAILABLE: the database is unreachable or contended; retryable",
 }
 SIGNED = (400, 401, 503)
@@ -83,6 +87,7 @@ async def create_game(request: Request[Any, Any, Any], idempotency_key: Idempote
 
 @post(
     "/{game_id:uuid}/actions",
+    operation_id="actInGame",
     status_code=200,
     responses=responses(
         200,
@@ -108,10 +113,17 @@ async def act(
 @get(
     "/{game_id:uuid}",
     responses=responses(200, wire.GameOut, *SIGNED, 404),
-    summary="One game's public state, with the exact odds for the player to act",
+    summary="One game's public state (or one seat's view, with its face-down posts), with the exact odds to act on",
 )
-async def get_game(request: Request[Any, Any, Any], game_id: FromPath[UUID]) -> wire.GameOut:
-    return presenters.game_out(await read(request, lambda unit: inbetween_use_cases.get_game(unit, game_id)))
+async def get_game(
+    request: Request[Any, Any, Any],
+    game_id: FromPath[UUID],
+    seat: Annotated[
+        int | None,
+        QueryParameter(ge=0, le=7, description="the game as this seat sees it: its own face-down posts and odds"),
+    ] = None,
+) -> wire.GameOut:
+    return presenters.game_out(await read(request, lambda unit: inbetween_use_cases.get_game(unit, game_id, seat)))
 
 
 @get(

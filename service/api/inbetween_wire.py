@@ -13,15 +13,31 @@ from service.api.wire import LABEL, CardCode, PlayerId, RequestBody, RevealOut, 
 
 # The domain's enums spelled out as literals, so the schema lists their values inline (a test keeps them equal).
 GameStatusName = Literal[
-    "awaiting_ace_call", "awaiting_pair_call", "awaiting_bet", "turn_over", "round_over", "game_over"
+    "awaiting_ace_call",
+    "awaiting_pair_call",
+    "awaiting_bet",
+    "awaiting_split",
+    "awaiting_show",
+    "turn_over",
+    "round_over",
+    "game_over",
 ]
-DecisionName = Literal["ace_call", "pair_call", "bet"]
+DecisionName = Literal["ace_call", "pair_call", "bet", "split", "show"]
 AceCallName = Literal["high", "low"]
 PairCallName = Literal["higher", "lower"]
 TurnOutcomeName = Literal[
-    "win", "lose", "post", "passed", "adjacent_passed", "adjacent_lost", "pair_paid", "pair_pushed"
+    "win",
+    "lose",
+    "post",
+    "passed",
+    "adjacent_passed",
+    "adjacent_lost",
+    "adjacent_pushed",
+    "pair_paid",
+    "pair_pushed",
+    "folded",
 ]
-EndReasonName = Literal["rounds_played", "pot_emptied", "one_player_left"]
+EndReasonName = Literal["rounds_played", "pot_emptied", "one_player_left", "agreed"]
 GameModeName = Literal["live", "test"]
 
 MAX_CHIPS = 10**9  # far above any game's chips (8 players x a rule set's starting chips), far below overflow
@@ -51,8 +67,9 @@ class CreateGame(RequestBody):
         str, msgspec.Meta(min_length=1, max_length=64, pattern=whole(LABEL), examples=["inbetween/nepal/v1"])
     ]
     ante: Chips
-    rounds: Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["until_empty"]
     seats: Annotated[list[GameSeatIn], msgspec.Meta(min_length=1, max_length=8)]
+    # omitted: the rule set's default (`default_rounds`, else its first choice)
+    rounds: Annotated[int, msgspec.Meta(ge=1, le=100)] | Literal["until_empty"] | None = None
     mode: GameModeName = "live"
     forced_cards: (
         Annotated[
@@ -92,7 +109,34 @@ class PassIn(RequestBody, tag_field="action", tag="pass"):
     version: Version
 
 
-ActionIn = CallAceIn | CallPairIn | PlaceBetIn | PassIn  # tagged by `action`
+class SplitIn(RequestBody, tag_field="action", tag="split"):
+    player_id: PlayerId
+    version: Version
+
+
+class KeepPairIn(RequestBody, tag_field="action", tag="keep_pair"):
+    player_id: PlayerId
+    version: Version
+
+
+class AgreeStopIn(RequestBody, tag_field="action", tag="agree_stop"):
+    player_id: PlayerId  # any player with chips, whoever's turn it is
+    version: Version
+
+
+class ShowIn(RequestBody, tag_field="action", tag="show"):
+    player_id: PlayerId
+    version: Version
+
+
+class BuyIn(RequestBody, tag_field="action", tag="buy"):
+    player_id: PlayerId  # any player, whoever's turn it is, where the rule set lets players buy chips
+    version: Version
+    amount: Chips
+
+
+# tagged by `action`
+ActionIn = CallAceIn | CallPairIn | PlaceBetIn | PassIn | SplitIn | KeepPairIn | AgreeStopIn | ShowIn | BuyIn
 
 
 class GameSeatOut(msgspec.Struct, kw_only=True):
@@ -100,6 +144,18 @@ class GameSeatOut(msgspec.Struct, kw_only=True):
     player_id: str
     computer: bool
     chips: int
+
+
+class GameHandOut(msgspec.Struct, kw_only=True):
+    """A split pair's first hand, once it is settled."""
+
+    first_post: str
+    second_post: str
+    pair_call: PairCallName | None
+    bet: int | None
+    passed: bool
+    third_card: str | None
+    outcome: TurnOutcomeName
 
 
 class GameTurnOut(msgspec.Struct, kw_only=True):
@@ -117,6 +173,10 @@ class GameTurnOut(msgspec.Struct, kw_only=True):
     passed: bool
     third_card: str | None
     outcome: TurnOutcomeName | None
+    hand: int = 0  # a split pair: the hand being played (1 or 2); 0 when no pair was split
+    split_card: str | None = None  # a split pair's other card, waiting as the second hand's first post
+    hands: list[GameHandOut] = msgspec.field(default_factory=list)  # a split pair's settled first hand
+    down: list[int] = msgspec.field(default_factory=list)  # face-down posts: their places in the pack, never the cards
 
 
 class OddsOut(msgspec.Struct, kw_only=True):
@@ -168,6 +228,9 @@ class GameOut(msgspec.Struct, kw_only=True):
     ended_at: datetime | None
     ended_reason: EndReasonName | None
     winners: list[int]
+    agreed: list[int] = msgspec.field(default_factory=list)  # the seats that agreed to stop, in the order they did
+    bought: list[int] = msgspec.field(default_factory=list)  # chips each seat bought; empty: nobody has bought
+    own_cards: list[str] = msgspec.field(default_factory=list)  # the viewing seat's own face-down posts, unshown
 
 
 class GameRecordOut(msgspec.Struct, kw_only=True):

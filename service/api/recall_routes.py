@@ -51,6 +51,7 @@ def link_url(settings: Settings, link: Link, signature: str) -> str:
 
 @post(
     "/rounds/{round_id:uuid}/recall-link",
+    operation_id="createRecallLink",
     status_code=200,
     responses=responses(200, wire.RecallLinkOut, *SIGNED, *JSON_BODY, 404, 409, conflicts=KEY),
     summary="A signed link that shows the round's replay page, without credentials, until it expires",

@@ -11,6 +11,7 @@ from service.api.auth import caller_of
 from service.db import unit_of_work
 from service.db.row_reads import Replay
 from service.db.unit_of_work import KEY_FIRST, IdempotencyKey, Keying, Reply, Work, run
+from service.observability import metrics
 
 T = TypeVar("T")
 
@@ -38,7 +39,10 @@ async def write_reply(
     caller = caller_of(request)
     assert caller.idempotency_key is not None  # authenticate() requires one on every POST
     key = IdempotencyKey(key=caller.idempotency_key, request_hash=caller.request_hash, keying=keying)
-    return await unit_of_work.write(request.app.state.runner, caller.operator_id, key, status, work, present)
+    reply = await unit_of_work.write(request.app.state.runner, caller.operator_id, key, status, work, present)
+    if reply.replayed:
+        metrics.record_replay(request.scope.get("path_template") or "unmatched")
+    return reply
 
 
 async def read(request: Request[Any, Any, Any], work: Work[T]) -> T:

@@ -29,6 +29,7 @@ def _present(view: RoundView) -> bytes:
 
 @post(
     "/tables/{table_id:uuid}/rounds",
+    operation_id="openRound",
     status_code=201,
     responses=responses(
         201,
@@ -60,6 +61,7 @@ async def _open_round(request: Request[Any, Any, Any], table_id: UUID) -> Reply:
 
 @post(
     "/rounds/{round_id:uuid}/decisions",
+    operation_id="decideRound",
     status_code=200,
     responses=responses(
         200,

@@ -47,17 +47,14 @@ async def verify_database(conn: Conn, checker: ExportVerifier | None = None) -> 
     rounds are of one moment. `checker` brings a verifier key and kept checkpoints, if any."""
     checker = checker or ExportVerifier()
     folder = Replayer(keep_states=True, rerun=False)  # only the states the records describe: replay re-runs them
-    tables = await select_export_tables(conn, operator_id=None)  # the system chain and the tables
-    checkpoints = await checkpoint_lines(conn, tables)
-    for table in tables:
-        async for batch in _chain_lines(conn, table, checkpoints[table.table_id]):
-            checker.feed(batch)
-            folder.feed(batch)
+    chains = await select_export_tables(conn, operator_id=None)  # the system chain, the tables and the games
+    game_ids = {game.table_id for game in await select_game_heads(conn)}
+    checkpoints = await checkpoint_lines(conn, chains)
     games = GameFolder()
-    for game in await select_game_heads(conn):  # In Between: no rounds of Red Dog to fold, no checkpoints yet
-        async for batch in _chain_lines(conn, game, []):
+    for chain in chains:  # in table_id order, as an export holds them
+        async for batch in _chain_lines(conn, chain, checkpoints[chain.table_id]):
             checker.feed(batch)
-            games.feed(batch)
+            (games if chain.table_id in game_ids else folder).feed(batch)
     rounds = await reconcile_stored_rounds(conn, folder.recorded_rounds())
     stored_games = await reconcile_stored_games(conn, games.recorded_games())
     rotations = await system_sql.select_key_rotations(conn)

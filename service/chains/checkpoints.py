@@ -23,7 +23,9 @@ from audit.proof_check import table_origin
 from audit.signed_note import Signer, parse_signer
 from audit.system_events import SystemEvent
 from paytables.red_dog.events import Event
-from service.db import Statement, audit_sql, checkpoint_sql
+from service.chains import fork_guard, notifications
+from service.chains.checkpoint_store import Kept
+from service.db import Statement, audit_sql, checkpoint_sql, execute_together
 from service.db.audit_sql import AuditHead
 from service.db.checkpoint_sql import StoredCheckpoint
 from service.db.unit_of_work import Runner, UnitOfWork, run
@@ -51,9 +53,23 @@ def sign(signer: Signer, table_id: UUID, head: AuditHead) -> tuple[bytes, str]:
     return root, sign_checkpoint(Checkpoint(origin=origin, size=head.seq, root=root), signer)
 
 
+class Signed(msgspec.Struct, frozen=True, kw_only=True):
+    """A checkpoint signed now: what its notification tells the table's operator."""
+
+    table_id: UUID
+    tree_size: int
+    root: bytes
+    note: str
+
+
 def checkpoint_writes(signer: Signer, table_id: UUID, head: AuditHead, now: datetime) -> Statement:
+    return _signed_writes(signer, table_id, head, now)[0]
+
+
+def _signed_writes(signer: Signer, table_id: UUID, head: AuditHead, now: datetime) -> tuple[Statement, Signed]:
     root, note = sign(signer, table_id, head)
-    return checkpoint_sql.insert_checkpoint(table_id, head.seq, root, note, now)
+    signed = Signed(table_id=table_id, tree_size=head.seq, root=root, note=note)
+    return checkpoint_sql.insert_checkpoint(table_id, head.seq, root, note, now), signed
 
 
 class Appended(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +78,7 @@ class Appended(msgspec.Struct, frozen=True, kw_only=True):
     writes: list[Statement]
     head: AuditHead
     checkpoint_size: int
+    signed: Signed | None = None  # the checkpoint this append signed, if it took the chain past a multiple of N
 
 
 def append(
@@ -76,15 +93,50 @@ def append(
 ) -> Appended:
     """audit_sql.append, plus the chain's checkpoint when these records take it past a multiple of N."""
     at = now or unit.now
+    guard = fork_guard.guard_of(unit.settings)
+    refusal = None if guard is None else guard.refusal(table_id, head)
+    if refusal is not None:  # a fork of a published chain: nothing is written until an operator decides
+        raise refusal
     writes, new_head = audit_sql.append(table_id, head, events, test=test, now=at)
     unit.after_commit.append(lambda: metrics.record_audit(audit_sql.kind_of(e) for e in events))
     signer = signer_of(unit.settings)
     every = unit.settings.checkpoint_every_records
+    signed = None
     if signer is not None and new_head.seq // every > head.seq // every:
-        writes.append(checkpoint_writes(signer, table_id, new_head, at))
+        write, signed = _signed_writes(signer, table_id, new_head, at)
+        writes.append(write)
         checkpoint_size = new_head.seq
         unit.after_commit.append(lambda: metrics.observe_checkpoint(at))
-    return Appended(writes=writes, head=new_head, checkpoint_size=checkpoint_size)
+        publish_after_commit(unit, signed)
+    return Appended(writes=writes, head=new_head, checkpoint_size=checkpoint_size, signed=signed)
+
+
+def publish_after_commit(unit: UnitOfWork, signed: Signed) -> None:
+    """Keep a checkpoint just signed in the checkpoint store once it commits, before anything hands it out."""
+    guard = fork_guard.guard_of(unit.settings)
+    if guard is not None:
+        kept = Kept(table_id=signed.table_id, tree_size=signed.tree_size, root=signed.root, note=signed.note)
+        unit.after_commit.append(lambda: guard.published(kept))
+
+
+def published(settings: Settings, checkpoint: StoredCheckpoint) -> StoredCheckpoint:
+    """A stored checkpoint about to be handed out, kept in the checkpoint store first (if it was not yet)."""
+    guard = fork_guard.guard_of(settings)
+    if guard is not None:
+        root, size = checkpoint.root, checkpoint.tree_size
+        guard.published(Kept(table_id=checkpoint.table_id, tree_size=size, root=root, note=checkpoint.note))
+    return checkpoint
+
+
+def _told(unit: UnitOfWork, operator_id: str | None, signed: Signed) -> list[Statement]:
+    """The notification of a checkpoint over an operator's table (none for the system chain or the friends')."""
+    if operator_id is None or operator_id not in unit.settings.operators:
+        return []
+    return [
+        notifications.checkpoint_notification(
+            unit.settings, operator_id, signed.table_id, signed.tree_size, signed.root, signed.note, unit.now
+        )
+    ]
 
 
 async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoint | None:
@@ -97,10 +149,16 @@ async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoi
     head = await checkpoint_sql.select_head(unit.conn, table_id)
     if signer is None or head is None or head.seq < seq:
         return latest
-    write = checkpoint_writes(signer, table_id, head, unit.now)
-    await unit.conn.execute(write.sql, *write.args)
+    guard = fork_guard.guard_of(unit.settings)
+    if guard is not None and table_id in guard.fenced:  # a fenced chain's head is not signed: an auditor holds more
+        return latest
+    write, signed = _signed_writes(signer, table_id, head, unit.now)
+    operator_id = await checkpoint_sql.select_operator(unit.conn, table_id)
+    # The notification too: its id is the table's and the size's, so replicas that race here announce it once.
+    await execute_together(unit.conn, [write, *_told(unit, operator_id, signed)])
     signed_at = unit.now
     unit.after_commit.append(lambda: metrics.observe_checkpoint(signed_at))
+    publish_after_commit(unit, signed)
     return await checkpoint_sql.select_checkpoint(unit.conn, table_id, head.seq)
 
 
@@ -112,8 +170,15 @@ async def anchor_due(runner: Runner) -> int:
 
     async def work(unit: UnitOfWork) -> int:
         older_than = unit.now - timedelta(seconds=unit.settings.checkpoint_every_seconds)
+        guard = fork_guard.guard_of(unit.settings)
+        if guard is not None:
+            await guard.refresh(unit.conn)
         due = await checkpoint_sql.select_unanchored_heads(unit.conn, older_than)
-        unit.defer([checkpoint_writes(signer, chain.table_id, chain.head, unit.now) for chain in due])
+        due = [c for c in due if guard is None or c.table_id not in guard.fenced]
+        for chain in due:
+            write, signed = _signed_writes(signer, chain.table_id, chain.head, unit.now)
+            unit.defer([write, *_told(unit, chain.operator_id, signed)])
+            publish_after_commit(unit, signed)
         if due:
             signed_at = unit.now
             unit.after_commit.append(lambda: metrics.observe_checkpoint(signed_at))

@@ -4,7 +4,8 @@ The records are the evidence and the row is what the service acts on (the API sh
 it); a row changed without its records is a fault, as a Red Dog round row is (`round_reconcile.py`). Compared: the
 whole `state` (every seat's chips, the pot, the turn, the cards), the columns kept beside it for lists and guards
 (status, ruleset, its sha256, test, started_at, ended_at) and the head columns (seq, hash and time of the last
-record). What the records say comes from `audit.game_fold.GameFolder`.
+record); and the chips the records fold to must be the starting chips plus every recorded buy. What the records say
+comes from `audit.game_fold.GameFolder`.
 """
 
 from __future__ import annotations
@@ -65,7 +66,18 @@ def row_differences(row: asyncpg.Record, recorded: RecordedGame | None) -> list[
         return [f"its stored state does not decode: {exc}"]
     found = [] if stored == recorded.game else [describe(stored, recorded.game)]
     found.extend(_column_differences(row, recorded))
+    found.extend(chips_unaccounted(recorded.game))
     return found
+
+
+def chips_unaccounted(game: Game) -> list[str]:
+    """Chips the records do not account for: held plus the pot must be seats x starting chips plus every buy."""
+    expected = len(game.seats) * game.starting_chips + game.bought_total
+    if game.total_chips == expected:
+        return []
+    return [
+        f"its records hold {game.total_chips} chips, not {expected} (starting chips and {game.bought_total} bought)"
+    ]
 
 
 def _column_differences(row: asyncpg.Record, recorded: RecordedGame) -> list[str]:

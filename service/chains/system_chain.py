@@ -15,7 +15,7 @@ import structlog
 
 from audit.system_events import ServiceStarted, ServiceStopped, SettingsInForce, SystemEvent
 from paytables.red_dog import loader
-from service.chains import checkpoints, key_continuity
+from service.chains import checkpoints, fork_guard, key_continuity
 from service.db import system_sql
 from service.db.unit_of_work import Runner, UnitOfWork, run
 from service.settings import Settings
@@ -28,6 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 async def append(unit: UnitOfWork, events: Sequence[SystemEvent]) -> None:
     """Append to the system chain in the unit's transaction (a checkpoint too when it passes a multiple of N)."""
     head = await system_sql.lock_system_chain(unit.conn)
+    guard = fork_guard.guard_of(unit.settings)
+    if guard is not None and guard.refusal(system_sql.SYSTEM_CHAIN, head) is not None:
+        # The system chain itself is behind its published checkpoint: its records wait for the operator's decision
+        # (`reddog audit accept-fork --table system`) rather than fork it; the tables go on serving.
+        log.error("system_records_withheld", kinds=[type(e).__name__ for e in events])
+        return
     appended = checkpoints.append(unit, system_sql.SYSTEM_CHAIN, head, events, test=False)
     unit.defer([*appended.writes, system_sql.update_system_chain(appended.head)])
 
@@ -71,7 +77,7 @@ def settings_in_force(settings: Settings) -> SettingsInForce:
         env=settings.env,
         allow_test_tables=settings.allow_test_tables,
         signature_tolerance_seconds=settings.signature_tolerance_seconds,
-        sweep_interval_seconds=settings.sweep_interval_seconds,
+        sweep_interval_ms=round(settings.sweep_interval_seconds * 1000),  # no float in a hashed record
         idempotency_retention_days=settings.idempotency_retention_days,
         checkpoint_every_records=settings.checkpoint_every_records,
         checkpoint_every_seconds=settings.checkpoint_every_seconds,

@@ -29,6 +29,7 @@ from service.chains.audit_export import Scope, export_lines, export_total
 from service.chains.audit_verify import verify_database
 from service.chains.game_reconcile import GamesReport
 from service.chains.round_reconcile import RoundsReport, reconcile_stored_rounds
+from service.cli import fork_commands
 from service.cli.database_setup import database_url, settings_or_exit
 
 BATCH = 2000
@@ -49,6 +50,7 @@ def register(sub: Any) -> None:
     r = actions.add_parser("rotate-key", help="record on the system chain that another checkpoint signing key signs")
     r.add_argument("--new-key", required=True, metavar="FILE", help="the new signer key file (reddog audit-keygen)")
     r.set_defaults(handler=cmd_rotate_key)
+    fork_commands.add(actions)
     alias = audit_cli.add_verify(sub, "audit-verify", "an alias of `reddog audit verify --db`")
     alias.set_defaults(handler=cmd_audit_verify, db=True)
 

@@ -55,10 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_simulate)
 
-    from service.cli import commands, inbetween_commands  # the server's commands live with the server code
+    from service.cli import commands, inbetween_commands, outbox_commands  # the server's commands, with its code
 
     commands.register(sub)
     inbetween_commands.register(sub)
+    outbox_commands.register(sub)
     return parser
 
 

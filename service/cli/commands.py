@@ -1,4 +1,5 @@
-"""The server's `reddog` subcommands: serve, migrate, play, audit-keygen, report; the audit tools register theirs."""
+"""The server's `reddog` subcommands: serve, migrate, play, audit-keygen, report; the audit tools and the PAR sheet
+register theirs."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from service.cli.database_setup import (
     serving_url,
     settings_or_exit,
 )
-from service.settings import Settings, SettingsError, check_can_serve
+from service.observability import log_streams
+from service.settings import Settings, SettingsError, check_can_serve, environment
 
 if TYPE_CHECKING:
     import uvicorn
@@ -36,6 +38,13 @@ def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="serve the API (embedded PostgreSQL under .data/ when DATABASE_URL is unset)")
     p.set_defaults(handler=cmd_serve)
     p = sub.add_parser("migrate", help="apply the database migrations as the owner (MIGRATE_DATABASE_URL)")
+    p.add_argument(
+        "--wait",
+        type=_seconds,
+        default=0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for a database that is not up yet (a pod's init container on first apply)",
+    )
     p.set_defaults(handler=cmd_migrate)
     p = sub.add_parser("play", help="play one round against a running server and print it")
     p.add_argument("--url", default="http://127.0.0.1:8000", help="the server's base URL (default: %(default)s)")
@@ -59,6 +68,9 @@ def register(sub: Any) -> None:
     p = reports.add_parser("rtp", help="RTP against the exact expectation of the decisions taken, and the outcome mix")
     _report_arguments(p)
     p.set_defaults(handler=cmd_report_rtp)
+    from service.cli import par_sheet_html  # the exact figures only: no database, no prometheus-client
+
+    par_sheet_html.register(reports)
 
 
 def _report_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,6 +84,16 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="the lines as the API shows them, one JSON array")
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 86400")
+    return value
+
+
 def _aware_time(text: str) -> datetime:
     value = datetime.fromisoformat(text)
     if value.tzinfo is None:
@@ -79,15 +101,17 @@ def _aware_time(text: str) -> datetime:
     return value
 
 
-def cmd_migrate(_: argparse.Namespace) -> int:
-    """Migrate as the owner: MIGRATE_DATABASE_URL, else DATABASE_URL, else the embedded server (with a dev login)."""
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Migrate as the owner: MIGRATE_DATABASE_URL, else DATABASE_URL, else the embedded server (with a dev login).
+    Exits 0 migrated, 1 the database unreachable (after --wait) or refusing, 2 a bad setting."""
     settings = settings_or_exit()
     url, _server = settings.migrate_database_url or settings.database_url, None
     password = settings.app_db_password
     if url is None:
         url, _server = embedded_server(settings)
         password = dev_app_password(settings)
-    applied = migrate_or_exit(url, None if password is None else (settings.app_db_user, password))
+    # Without a password the login is only taken along from the shared reddog_app of earlier releases.
+    applied = migrate_or_exit(url, (settings.app_db_user, password), settings.app_db_role, args.wait)
     print(f"applied: {', '.join(applied) if applied else 'nothing (up to date)'}")
     return 0
 
@@ -125,12 +149,15 @@ def cmd_serve(_: argparse.Namespace) -> int:
     # the process before any `finally` or atexit ran, leaving the embedded PostgreSQL running and the metrics
     # directory behind. As SystemExit it unwinds like Ctrl-C's KeyboardInterrupt.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    with contextlib.suppress(SettingsError):  # a bad RD_ENV is reported as text: no JSON was asked for
+        if environment(os.environ) == "production":  # first: from here on every line on stderr is JSON
+            log_streams.take_over()
     settings = settings_or_exit()
     _development_signing_key(settings)
     try:
         check_can_serve(settings)
     except SettingsError as exc:
-        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        log_streams.say("bad_setting", f"reddog: bad setting: {exc}", level="error")
         return 2
     url, _server = serving_url(settings)
     check_role_or_exit(url, settings)
@@ -138,14 +165,27 @@ def cmd_serve(_: argparse.Namespace) -> int:
     os.environ["DATABASE_URL"] = url  # the workers build their settings from the environment too
     with metrics_directory(settings.data_dir):
         metrics_port = _serve_metrics(settings)
-        ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
-        print(f"Red Dog table service on http://{settings.host}:{settings.port}  (OpenAPI at /schema)", file=sys.stderr)
-        print(f"metrics on http://{settings.metrics_host}:{metrics_port}/metrics", file=sys.stderr)
-        print(f"operators: {ops}   try: .venv/bin/reddog play", file=sys.stderr)
+        _announce(settings, metrics_port)
         from service.runtime import workers
 
         workers.serve(server_config(settings))
     return 0
+
+
+def _announce(settings: Settings, metrics_port: int) -> None:
+    """Where the service serves: for a developer, three lines and what to try; in production one JSON line, and no
+    hint about a checkout's .venv that a container does not have."""
+    api, metrics = f"http://{settings.host}:{settings.port}", f"http://{settings.metrics_host}:{metrics_port}/metrics"
+    if log_streams.json_stderr():
+        message, operators = f"Red Dog table service on {api}", sorted(settings.operators)
+        log_streams.say(
+            "serving", message, api_url=api, metrics_url=metrics, operators=operators, workers=settings.workers
+        )
+        return
+    ops = ", ".join(f"{op}:{secret}" if op == "demo" else op for op, secret in settings.operators.items())
+    print(f"Red Dog table service on {api}  (OpenAPI at /schema)", file=sys.stderr)
+    print(f"metrics on {metrics}", file=sys.stderr)
+    print(f"operators: {ops}" + ("   try: .venv/bin/reddog play" if settings.development else ""), file=sys.stderr)
 
 
 def server_config(settings: Settings) -> uvicorn.Config:
@@ -168,6 +208,9 @@ def server_config(settings: Settings) -> uvicorn.Config:
         http=bounded(limits),
         proxy_headers=bool(trusted),
         forwarded_allow_ips=trusted,
+        # Production: no handlers of uvicorn's own, so its records reach log_streams' JSON ones (uvicorn's would write
+        # text, and a traceback over many lines).
+        log_config=None if settings.production else uvicorn.config.LOGGING_CONFIG,
     )
 
 
@@ -181,10 +224,8 @@ def _serve_metrics(settings: Settings) -> int:
         server, _thread = metrics_server.start(host, port)
     except OSError as exc:
         if not (settings.metrics_port_fallback and exc.errno == errno.EADDRINUSE):
-            print(
-                f"reddog: cannot serve metrics on {host}:{port} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}",
-                file=sys.stderr,
-            )
+            message = f"reddog: cannot serve metrics on {host}:{port} (RD_METRICS_HOST, RD_METRICS_PORT): {exc}"
+            log_streams.say("cannot_serve_metrics", message, level="error")
             raise SystemExit(1) from None
         server, _thread = metrics_server.start(host, 0)
         print(f"reddog: metrics port {port} is taken; RD_METRICS_PORT is unset, so a free one", file=sys.stderr)

@@ -7,10 +7,12 @@ import asyncio
 import os
 import secrets
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+from service.observability.log_streams import say
 from service.settings import Settings, SettingsError, from_env
 
 
@@ -18,7 +20,7 @@ def settings_or_exit() -> Settings:
     try:
         return from_env()
     except SettingsError as exc:
-        print(f"reddog: bad setting: {exc}", file=sys.stderr)
+        say("bad_setting", f"reddog: bad setting: {exc}", level="error")
         raise SystemExit(2) from None
 
 
@@ -33,7 +35,7 @@ def embedded_server(settings: Settings) -> tuple[str, Any]:
     """An embedded server under the data dir, as its superuser (who owns the tables it migrates)."""
     from service.runtime import embedded
 
-    print(f"DATABASE_URL is unset: starting an embedded PostgreSQL under {settings.data_dir}/pg", file=sys.stderr)
+    say("embedded_database", f"DATABASE_URL is unset: starting an embedded PostgreSQL under {settings.data_dir}/pg")
     return embedded.start(os.path.join(settings.data_dir, "pg"))
 
 
@@ -49,16 +51,40 @@ def dev_app_password(settings: Settings) -> str:
     return path.read_text(encoding="ascii").strip()
 
 
-async def migrate(url: str, app_login: tuple[str, str] | None = None) -> list[str]:
-    import asyncpg
-
+async def migrate(
+    url: str, app_login: tuple[str, str | None] | None = None, app_role: str | None = None, wait_seconds: float = 0
+) -> list[str]:
     from service.db.migrate import apply_migrations
 
-    conn = await asyncpg.connect(url)
+    conn = await connect_waiting(url, wait_seconds)
     try:
-        return await apply_migrations(conn, app_login=app_login)
+        return await apply_migrations(conn, app_login=app_login, app_role=app_role)
     finally:
         await conn.close()
+
+
+async def connect_waiting(url: str, wait_seconds: float) -> Any:
+    """Connect, trying again each second for up to `wait_seconds` while the server is not there yet (no address, no
+    listener, still starting), as a pod's database may not be on first apply; a refusal is never waited on."""
+    import asyncpg
+
+    deadline, waiting = time.monotonic() + wait_seconds, False
+    while True:
+        try:
+            return await asyncpg.connect(url, timeout=10)
+        except (OSError, asyncpg.CannotConnectNowError) as exc:
+            if time.monotonic() + 1 > deadline:
+                if waiting:
+                    print(f"reddog: gave up after waiting {wait_seconds:g} s for the database", file=sys.stderr)
+                raise
+            if not waiting:
+                waiting = True
+                print(
+                    f"reddog: waiting up to {wait_seconds:g} s for the database at {_where(url)}"
+                    f" ({type(exc).__name__}: {exc})",
+                    file=sys.stderr,
+                )
+            await asyncio.sleep(1)
 
 
 def _where(url: str) -> str:
@@ -68,14 +94,25 @@ def _where(url: str) -> str:
     return parts._replace(netloc=host).geturl()
 
 
-def migrate_or_exit(url: str, app_login: tuple[str, str] | None = None) -> list[str]:
-    """Apply the migrations; an unreachable or refusing database stops start-up with one clear line."""
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _unreachable(url: str, exc: BaseException) -> NoReturn:
+    say("database_unreachable", f"reddog: cannot reach the database at {_where(url)}: {_error(exc)}", level="error")
+    raise SystemExit(1) from None
+
+
+def migrate_or_exit(
+    url: str, app_login: tuple[str, str | None] | None = None, app_role: str | None = None, wait_seconds: float = 0
+) -> list[str]:
+    """Apply the migrations; a database unreachable (for `wait_seconds`) or refusing stops the command in one line."""
     import asyncpg
 
     try:
-        return asyncio.run(migrate(url, app_login))
+        return asyncio.run(migrate(url, app_login, app_role, wait_seconds))
     except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        print(f"reddog: cannot migrate the database at {_where(url)}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say("cannot_migrate", f"reddog: cannot migrate the database at {_where(url)}: {_error(exc)}", level="error")
         raise SystemExit(1) from None
 
 
@@ -87,7 +124,7 @@ def serving_url(settings: Settings) -> tuple[str, Any]:
 
     owner_url, server = embedded_server(settings)
     password = dev_app_password(settings)
-    migrate_or_exit(owner_url, (settings.app_db_user, password))
+    migrate_or_exit(owner_url, (settings.app_db_user, password), settings.app_db_role)
     return login_url(owner_url, settings.app_db_user, password), server
 
 
@@ -107,17 +144,15 @@ def check_role_or_exit(url: str, settings: Settings) -> None:
     try:
         problem = asyncio.run(check())
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        print(f"reddog: cannot reach the database at {_where(url)}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        _unreachable(url, exc)
     if problem is None:
         return
     if settings.development:
-        print(f"reddog: warning: {problem}; allowed only because RD_ENV=development", file=sys.stderr)
+        allowed = f"reddog: warning: {problem}; allowed only because RD_ENV=development"
+        say("unsafe_role_allowed", allowed, level="warning")
         return
-    print(
-        f"reddog: refusing to serve: {problem}; set DATABASE_URL to a login role in reddog_app (docs/operations.md)",
-        file=sys.stderr,
-    )
+    hint = "set DATABASE_URL to a login in the app role (docs/operations.md)"
+    say("refusing_to_serve", f"reddog: refusing to serve: {problem}; {hint}", level="error")
     raise SystemExit(1)
 
 
@@ -144,8 +179,7 @@ def check_signing_key_or_exit(url: str, settings: Settings) -> None:
     try:
         problem = asyncio.run(check())
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        print(f"reddog: cannot reach the database at {_where(url)}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        raise SystemExit(1) from None
+        _unreachable(url, exc)
     if problem is not None:
-        print(f"reddog: refusing to serve: {problem}", file=sys.stderr)
+        say("refusing_to_serve", f"reddog: refusing to serve: {problem}", level="error")
         raise SystemExit(1)

@@ -28,7 +28,9 @@ def register(sub: Any) -> None:
     p.add_argument("--players", type=_players, default=2)
     p.add_argument("--games", type=_games, default=1000)
     p.add_argument("--ante", type=int, default=None, help="one of the rule set's antes (default: its first)")
-    p.add_argument("--rounds", type=_rounds, default=None, help="one of the rule set's rounds (default: its first)")
+    p.add_argument(
+        "--rounds", type=_rounds, default=None, help="one of the rule set's rounds (default: the rule set's)"
+    )
     p.add_argument("--seed", type=int, default=None, help="seeded generator for a repeatable run (not the CSPRNG)")
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     p.set_defaults(handler=cmd_simulate)
@@ -38,7 +40,9 @@ def register(sub: Any) -> None:
     p.add_argument("--secret", default="demo-secret")
     p.add_argument("--ruleset", default="inbetween/nepal/v1", help="a rule set id (or just nepal/v1)")
     p.add_argument("--ante", type=int, default=None, help="one of the rule set's antes (default: its first)")
-    p.add_argument("--rounds", type=_rounds, default=None, help="one of the rule set's rounds (default: its first)")
+    p.add_argument(
+        "--rounds", type=_rounds, default=None, help="one of the rule set's rounds (default: the rule set's)"
+    )
     p.add_argument("--player", action="append", dest="players", help="a human seat (repeat for more; default: you)")
     p.add_argument("--computers", type=int, default=1, help="computer seats after the humans (default: 1)")
     p.add_argument("--game", default=None, help="go on with a game already started, by its id")
@@ -71,7 +75,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(msgspec.json.encode(report).decode())
         return 0
     print(f"{report.ruleset}: {report.players} players, {report.games} games, ante {report.ante}, ", end="")
-    rounds = "until the pot is empty" if report.rounds == UNTIL_EMPTY else f"{report.rounds} rounds"
+    rounds = "until the pot is empty" if report.rounds == UNTIL_EMPTY else f"{report.rounds} round"
+    rounds += "" if report.rounds in (1, UNTIL_EMPTY) else "s"
     print(f"{rounds}, {report.starting_chips} chips each ({elapsed:.1f} s)")
     print(f"  {'strategy':<10} {'seats':>6}  {'average final chips':>19}  95% interval")
     for r in report.results:

@@ -23,6 +23,7 @@ class Narrator:
         self.moved: dict[str, Any] | None = None  # the turn's last chip move
         self.gathered: list[dict[str, Any]] = []
         self.commitments: dict[int, str] = {}
+        self.firsts: dict[int, str] = {}  # the dealer's game bank: each player's first card, dealt before the turns
 
     def tell(self, event: dict[str, Any]) -> list[str]:
         """The lines this event completes (often none: a turn is told when it ends)."""
@@ -34,7 +35,8 @@ class Narrator:
         return lines + ([told] if told else [])
 
     def _game_started(self, e: dict[str, Any]) -> str:
-        rounds = "until a bet takes the pot" if e["rounds"] is None else f"{e['rounds']} rounds"
+        rounds = "until a bet takes the pot" if e["rounds"] is None else f"{e['rounds']} round"
+        rounds += "s" if e["rounds"] not in (None, 1) else ""
         players = len(e["seats"])
         return f"{e['ruleset']}: {players} players, ante {e['ante']}, {rounds}, {e['starting_chips']} chips each"
 
@@ -50,6 +52,14 @@ class Narrator:
         verdict = "match its commitment" if good else "DO NOT MATCH its commitment"
         return f"  pack {e['shoe_number']} revealed: its salt and order {verdict}"
 
+    def _dealer_card(self, e: dict[str, Any]) -> str:
+        to = "turned to choose the dealer" if e["seat"] is None else f"to {self.names[e['seat']]}"
+        return f"  draw for the deal: {e['card']} {to}"
+
+    def _dealer_chosen(self, e: dict[str, Any]) -> str:
+        how = "the highest card" if e["by"] == "highest_card" else "the card's place in the pack"
+        return f"  {self.names[e['dealer']]} deals first ({how})"
+
     def _round_started(self, e: dict[str, Any]) -> str:
         return f"Round {e['round']}: {self.names[e['dealer']]} deals"
 
@@ -61,6 +71,9 @@ class Narrator:
             return f"  {e['player_id']} takes {e['delta']} of the pot"
         if e["reason"] == "bank_returned":
             return f"  {e['player_id']} takes back {e['delta']} left in the bank"
+        if e["reason"] == "split":
+            self.turn.append(f"splits the pair for {-e['delta']}; first hand")
+            return None
         self.moved = e
         return None
 
@@ -71,10 +84,25 @@ class Narrator:
         return f"  {what[moves[0]['reason']]}: {each} (pot {moves[-1]['pot']})"
 
     def _turn_started(self, e: dict[str, Any]) -> None:
-        self.turn, self.moved = [f"  {e['player_id']}:"], None
+        first = self.firsts.pop(e["seat"], None)
+        self.turn, self.moved = [f"  {e['player_id']}:", *([first] if first else [])], None
 
     def _card_dealt(self, e: dict[str, Any]) -> None:
         self.turn.append(f"third card {e['card']}" if e["role"] == "third_card" else e["card"])
+
+    def _card_dealt_down(self, e: dict[str, Any]) -> None:
+        if e["role"] == "first_post":
+            self.turn.append("two cards face down:")
+
+    def _cards_shown(self, e: dict[str, Any]) -> None:
+        self.turn.append(f"shows {' '.join(e['cards'])},")
+
+    def _first_card(self, e: dict[str, Any]) -> str:
+        self.firsts[e["seat"]] = e["card"]
+        return f"  first card to {self.names[e['seat']]}: {e['card']}"
+
+    def _chips_bought(self, e: dict[str, Any]) -> str:
+        return f"  {e['player_id']} buys {e['amount']} chips  [{e['player_id']} {e['chips']}]"
 
     def _ace_called(self, e: dict[str, Any]) -> None:
         self.turn.append(f"(ace {e['call']})")
@@ -86,7 +114,13 @@ class Narrator:
         self.turn.append(f"bets {e['amount']},")
 
     def _passed(self, _: dict[str, Any]) -> None:
-        self.turn.append("passes")
+        face_down = self.turn[-1:] == ["two cards face down:"]
+        self.turn.append("folds unseen" if face_down else "passes")
+
+    def _hand_ended(self, e: dict[str, Any]) -> str:
+        told = self._turn_ended(e)
+        self.turn, self.moved = [f"{self.turn[0]} second hand"], None
+        return told
 
     def _turn_ended(self, e: dict[str, Any]) -> str:
         amount = abs(self.moved["delta"]) if self.moved else 0
@@ -96,8 +130,9 @@ class Narrator:
             "post": f": hits the post, pays {amount}",
             "adjacent_passed": " side by side: no card fits",
             "adjacent_lost": f" side by side: pays {amount}",
+            "adjacent_pushed": f" side by side: a push, takes back {amount} of the ante",
             "pair_paid": f" a pair: takes {amount}",
-            "pair_pushed": " a pair: push",
+            "pair_pushed": f" a pair: a push, takes back {amount} of the ante" if self.moved else " a pair: push",
         }.get(e["outcome"], "")
         chips = f"  [{self.moved['player_id']} {self.moved['chips']}, pot {self.moved['pot']}]" if self.moved else ""
         return " ".join(self.turn).removesuffix(",") + result + chips

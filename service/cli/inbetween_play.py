@@ -89,9 +89,10 @@ def start(client: Api, options: PlayOptions, terms: Any) -> Any:
     body: dict[str, Any] = {
         "ruleset": terms["id"],
         "ante": terms["antes"][0] if options.ante is None else options.ante,
-        "rounds": terms["rounds"][0] if options.rounds is None else options.rounds,
         "seats": seats,
     }
+    if options.rounds is not None:  # else the server plays the rule set's default
+        body["rounds"] = options.rounds
     if options.cards:
         body.update(mode="test", forced_cards=list(options.cards))
     return client.request("POST", GAMES, body)
@@ -115,10 +116,12 @@ def human_turn(client: Api, game: Any, terms: Any, terminal: Terminal, *, new_tu
     if new_turn:
         for line in table_lines(game):
             terminal.say(line)
+    if game["awaiting"] == "show":  # face-down posts: the player's own view holds them, and its odds
+        game = client.request("GET", f"{GAMES}/{game['game_id']}?seat={game['turn']['seat']}")
     describe(game, terms, terminal)
     path = f"{GAMES}/{game['game_id']}/actions"
     while True:
-        move = ask_move(game, terminal)
+        move = ask_move(game, terminal, may_pass=terms.get("pass", "allowed") == "allowed")
         try:
             return client.request("POST", path, {"player_id": game["to_act"], "version": game["version"], **move})
         except ClientError as exc:
@@ -135,7 +138,15 @@ def describe(game: Any, terms: Any, terminal: Terminal) -> None:
     if awaiting == "ace_call":
         terminal.say(f"{player}, your first post is {turn['first_post']}.")
         return
+    if awaiting == "show":
+        terminal.say(f"{player}, your face-down posts are {' '.join(game['own_cards'])}.")
+        if game["odds"] is not None:
+            terminal.say(f"  if you show and bet: {odds_line(game['odds'], terms['post'])}")
+        return
     posts = f"{turn['first_post']} {turn['second_post']}"
+    if awaiting == "split":
+        terminal.say(f"{player}, your posts are {posts}: a pair you may split into two hands ({terms['split']}).")
+        return
     if awaiting == "pair_call":
         terminal.say(f"{player}, your posts are {posts}: a pair.")
         for option in game["pair_call_odds"]:
@@ -147,21 +158,30 @@ def describe(game: Any, terms: Any, terminal: Terminal) -> None:
     terminal.say(f"  {odds_line(game['odds'], terms['post'])}")
 
 
-def ask_move(game: Any, terminal: Terminal) -> dict[str, Any]:
-    """The move the player types for what the game waits for; asked again until it reads as one."""
+def ask_move(game: Any, terminal: Terminal, *, may_pass: bool = True) -> dict[str, Any]:
+    """The move the player types for what the game waits for; asked again until it reads as one. Where the rule
+    set's `pass` is `never`, passing is not offered."""
     if game["awaiting"] == "ace_call":
         return _choose(terminal, "call the ace (h)igh or (l)ow: ", {"h": "high", "l": "low"}, "call_ace")
+    if game["awaiting"] == "split":
+        split = _choose(terminal, "(s)plit the pair or (k)eep it: ", {"s": "split", "k": "keep_pair"}, "")
+        return {"action": split["call"]}
+    if game["awaiting"] == "show":
+        shown = _choose(terminal, "(s)how them and bet, or (f)old unseen: ", {"s": "show", "f": "pass"}, "")
+        return {"action": shown.get("call", "pass")}
+    or_pass = ", or (p)ass" if may_pass else ""
     if game["awaiting"] == "pair_call":
         answers = {c["call"][0]: c["call"] for c in game["pair_call_odds"]}
-        return _choose(terminal, "call (h)igher, (l)ower, or (p)ass: ", {**answers, "p": "pass"}, "call_pair")
+        prompt = f"call (h)igher, (l)ower{or_pass}: " if may_pass else "call (h)igher or (l)ower: "
+        return _choose(terminal, prompt, {**answers, **({"p": "pass"} if may_pass else {})}, "call_pair")
     turn = game["turn"]
     while True:
-        answer = terminal.ask(f"bet {turn['min_bet']}..{turn['max_bet']} chips, or (p)ass: ")
-        if answer in ("p", "pass"):
+        answer = terminal.ask(f"bet {turn['min_bet']}..{turn['max_bet']} chips{or_pass}: ")
+        if may_pass and answer in ("p", "pass"):
             return {"action": "pass"}
         if answer.isdigit():
             return {"action": "bet", "amount": int(answer)}
-        terminal.say("  a number of chips, or p to pass")
+        terminal.say("  a number of chips, or p to pass" if may_pass else "  a number of chips (every player must bet)")
 
 
 def _choose(terminal: Terminal, prompt: str, answers: dict[str, str], action: str) -> dict[str, Any]:

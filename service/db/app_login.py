@@ -1,4 +1,5 @@
-"""The service's login role: made by `reddog migrate` as a member of reddog_app, and refused when it could do more."""
+"""The service's login role: made by `reddog migrate` as a member of the deployment's app role, and refused when it
+could do more."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def scram_verifier(password: str, *, salt: bytes | None = None, iterations: int 
 
 
 async def ensure_app_login(conn: Conn, login: str, password: str) -> None:
-    """Create or update `login` with `password` as a member of reddog_app (migration 003's reddog_app_login)."""
+    """Create or update `login` with `password` as a member of the app role (reddog_app_login, as of migration 013)."""
     await conn.execute("SELECT reddog_app_login($1, $2)", login, scram_verifier(password))
 
 

@@ -45,13 +45,17 @@ _RECORD_COLUMNS = "seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, te
 async def select_export_tables(
     conn: Conn, *, operator_id: str | None, table_id: UUID | None = None, after: UUID | None = None
 ) -> list[ExportTable]:
-    """The chains to export in table_id order: one operator's tables, or (None) every operator's and the system
-    chain, for an auditor."""
+    """The chains to export in table_id order (the one order of an export, which `verify` checks): one operator's
+    tables and In Between games, or (None) every operator's and the system chain, for an auditor."""
     system = [] if operator_id is not None else await _system_chain(conn, table_id, after)
     rows = await conn.fetch(
         "SELECT table_id, operator_id, audit_seq, audit_hash FROM game_tables"
         " WHERE ($1::text IS NULL OR operator_id = $1) AND ($2::uuid IS NULL OR table_id = $2)"
-        " AND ($3::uuid IS NULL OR table_id >= $3) ORDER BY table_id",
+        " AND ($3::uuid IS NULL OR table_id >= $3)"
+        " UNION ALL SELECT game_id, operator_id, audit_seq, audit_hash FROM inbetween_games"
+        " WHERE ($1::text IS NULL OR operator_id = $1) AND ($2::uuid IS NULL OR game_id = $2)"
+        " AND ($3::uuid IS NULL OR game_id >= $3)"
+        " ORDER BY 1",
         operator_id,
         table_id,
         after,
@@ -67,8 +71,7 @@ async def select_export_tables(
 
 
 async def select_game_heads(conn: Conn) -> list[ExportTable]:
-    """Every In Between game's chain and its head, in game_id order: `audit verify --db` checks them beside the
-    tables' (the export and its API pages carry the tables' chains and the system chain only)."""
+    """Every In Between game's chain and its head, in game_id order: `audit verify --db` folds these into games."""
     rows = await conn.fetch("SELECT game_id, operator_id, audit_seq, audit_hash FROM inbetween_games ORDER BY game_id")
     return [
         ExportTable(table_id=r["game_id"], operator_id=r["operator_id"], seq=r["audit_seq"], hash=r["audit_hash"])

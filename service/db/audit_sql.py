@@ -15,9 +15,9 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from audit.chain import GENESIS, Link, Record, extend
+from audit.chain import GENESIS, SCHEMA, Link, Record, extend
 from audit.merkle import HASH_SIZE, CompactRange
-from audit.system_events import SystemEvent
+from audit.system_events import SYSTEM_CHAIN_ID, SYSTEM_SCHEMA, SystemEvent
 from paytables.inbetween.inbetween_events import InBetweenEvent
 from paytables.red_dog.events import Event
 from service.db import Conn, Statement
@@ -99,8 +99,10 @@ def append(
         return [], head
     # Never before the previous record: clocks of two replicas (or one clock read before a lock wait) may disagree.
     stamp = now if head.recorded_at is None else max(now, head.recorded_at)
+    chain = str(chain_id)
+    schema = SYSTEM_SCHEMA if chain == SYSTEM_CHAIN_ID else SCHEMA
     records = [
-        Record(table_id=str(chain_id), seq=head.seq + i + 1, recorded_at=stamp, test=test, event=event)
+        Record(schema=schema, table_id=chain, seq=head.seq + i + 1, recorded_at=stamp, test=test, event=event)
         for i, event in enumerate(events)
     ]
     links = extend(head.hash, records)

@@ -34,6 +34,7 @@ class StoredCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
 class ChainHead(msgspec.Struct, frozen=True, kw_only=True):
     table_id: UUID
     head: AuditHead
+    operator_id: str | None = None  # a game table's operator; None: the system chain
 
 
 def insert_checkpoint(table_id: UUID, tree_size: int, root: bytes, note: str, now: datetime) -> Statement:
@@ -85,9 +86,23 @@ async def chain_visible(conn: Conn, table_id: UUID, owner: str | None) -> bool:
     )
 
 
+async def select_operator(conn: Conn, table_id: UUID) -> str | None:
+    """A game table's operator; None for the system chain (or no such table)."""
+    operator_id: str | None = await conn.fetchval("SELECT operator_id FROM game_tables WHERE table_id = $1", table_id)
+    return operator_id
+
+
 async def select_head(conn: Conn, table_id: UUID) -> AuditHead | None:
     """A chain's committed head and tree, read as one row (no lock: a checkpoint of it is true whatever comes next)."""
     record = await conn.fetchrow(f"SELECT * FROM ({_HEADS}) AS h WHERE table_id = $1", table_id)  # noqa: S608 - ours
+    return None if record is None else head_of(record)
+
+
+async def lock_table_head(conn: Conn, table_id: UUID) -> AuditHead | None:
+    """A game table's head, locked to the transaction's end: nothing extends the chain meanwhile."""
+    record = await conn.fetchrow(
+        "SELECT audit_seq, audit_hash, audit_at, audit_tree FROM game_tables WHERE table_id = $1 FOR UPDATE", table_id
+    )
     return None if record is None else head_of(record)
 
 
@@ -101,7 +116,7 @@ async def select_unanchored_heads(conn: Conn, older_than: datetime) -> list[Chai
         " WHERE h.audit_seq > coalesce(c.tree_size, 0) AND coalesce(c.created_at, '-infinity') <= $1",
         older_than,
     )
-    return [ChainHead(table_id=r["table_id"], head=head_of(r)) for r in records]
+    return [ChainHead(table_id=r["table_id"], head=head_of(r), operator_id=r["operator_id"]) for r in records]
 
 
 async def select_record_hashes(conn: Conn, table_id: UUID, size: int) -> list[bytes]:

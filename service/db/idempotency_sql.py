@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime
 
 import asyncpg
 import msgspec
 
 from service.db import Conn, RetryTransaction, Statement
+from service.db.reply_dictionary import CURRENT, DICTIONARIES
 
 
 class StoredResponse(msgspec.Struct, frozen=True, kw_only=True):
     request_hash: bytes
     status_code: int | None
     response: bytes | None
+
+
+def deflated(reply: bytes) -> bytes:
+    """A reply as stored (migration 019): the number of its preset dictionary (reply_dictionary), then raw deflate at
+    level 1 primed with it, which takes a round's 1.7 KB of JSON to about 490 bytes in a few tens of microseconds."""
+    deflate = zlib.compressobj(1, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, DICTIONARIES[CURRENT])
+    return bytes((CURRENT,)) + deflate.compress(reply) + deflate.flush()
+
+
+def reply_of(response: bytes | None, response_deflated: bytes | None) -> bytes | None:
+    """The reply's exact bytes from a key's row: deflated since migration 019, as sent before it."""
+    if response_deflated is None:
+        return response
+    inflate = zlib.decompressobj(-15, zdict=DICTIONARIES[response_deflated[0]])
+    return inflate.decompress(response_deflated[1:]) + inflate.flush()
 
 
 class Claim(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,7 +65,10 @@ def look_up_join(operator_param: int, key_param: int) -> str:
     return f" LEFT JOIN idempotency_keys k ON k.operator_id = ${operator_param} AND k.key = ${key_param}"
 
 
-LOOKED_UP = "k.request_hash AS key_request_hash, k.status_code AS key_status_code, k.response AS key_response"
+LOOKED_UP = (
+    "k.request_hash AS key_request_hash, k.status_code AS key_status_code, k.response AS key_response,"
+    " k.response_deflated AS key_response_deflated"
+)
 
 
 def looked_up(record: asyncpg.Record) -> StoredResponse:
@@ -56,7 +76,7 @@ def looked_up(record: asyncpg.Record) -> StoredResponse:
     return StoredResponse(
         request_hash=record["key_request_hash"],
         status_code=record["key_status_code"],
-        response=record["key_response"],
+        response=reply_of(record["key_response"], record["key_response_deflated"]),
     )
 
 
@@ -97,13 +117,18 @@ async def claim_key(
 async def select_key(conn: Conn, operator_id: str, key: str) -> StoredResponse:
     """What the request that took the key stored."""
     record = await conn.fetchrow(
-        "SELECT request_hash, status_code, response FROM idempotency_keys WHERE operator_id = $1 AND key = $2",
+        "SELECT request_hash, status_code, response, response_deflated FROM idempotency_keys"
+        " WHERE operator_id = $1 AND key = $2",
         operator_id,
         key,
     )
     if record is None:  # purged since it was found taken; the caller retries the transaction
         raise RetryTransaction("idempotency key purged while being read")
-    return StoredResponse(**dict(record))
+    return StoredResponse(
+        request_hash=record["request_hash"],
+        status_code=record["status_code"],
+        response=reply_of(record["response"], record["response_deflated"]),
+    )
 
 
 def insert_response(claim: Claim, status_code: int, response: bytes) -> Statement:
@@ -112,17 +137,17 @@ def insert_response(claim: Claim, status_code: int, response: bytes) -> Statemen
     It leads, ahead of the table's guarded update: every writer takes the key before the table's row (a locked
     request claims it in its lock statement), so a write waiting for a key another request holds holds no row."""
     return Statement(
-        sql="INSERT INTO idempotency_keys (operator_id, key, request_hash, created_at, status_code, response)"
-        " VALUES ($1, $2, $3, $4, $5, $6) RETURNING 1",
-        args=(claim.operator_id, claim.key, claim.request_hash, claim.now, status_code, response),
+        sql="INSERT INTO idempotency_keys (operator_id, key, request_hash, created_at, status_code,"
+        " response_deflated) VALUES ($1, $2, $3, $4, $5, $6) RETURNING 1",
+        args=(claim.operator_id, claim.key, claim.request_hash, claim.now, status_code, deflated(response)),
         leads=True,
     )
 
 
 def update_response(operator_id: str, key: str, status_code: int, response: bytes) -> Statement:
     return Statement(
-        sql="UPDATE idempotency_keys SET status_code = $3, response = $4 WHERE operator_id = $1 AND key = $2",
-        args=(operator_id, key, status_code, response),
+        sql="UPDATE idempotency_keys SET status_code = $3, response_deflated = $4 WHERE operator_id = $1 AND key = $2",
+        args=(operator_id, key, status_code, deflated(response)),
     )
 
 

@@ -1,7 +1,7 @@
 """The series of each table configuration a process sees: started at zero, and its exact theory published once.
 
 A counter that first appears with a value already counted hides that value from Prometheus's increase(): the
-first sample is the baseline. So each (paytable, currency, mode) and (paytable, decks, mode) is exported at 0 as
+first sample is the baseline. So each (paytable, decks, currency, mode) and (paytable, decks, mode) is exported at 0 as
 soon as a table with it is created, a round of it ends, or the process starts with such a table open. The exact
 theoretical RTP takes a few hundred milliseconds to compute, so it is computed off the event loop.
 """
@@ -31,7 +31,7 @@ def configuration_seen(paytable_id: str, decks: int, currency: str, test: bool) 
         return
     _seen.add(key)
     for counter in metrics.MONEY_COUNTERS:
-        counter.labels(paytable_id, currency, mode)
+        counter.labels(paytable_id, str(decks), currency, mode)
     for outcome in OUTCOMES:
         metrics.ROUNDS.labels(paytable_id, str(decks), outcome, "settled", mode)
     _publish_theory(paytable_id, decks)

@@ -47,7 +47,7 @@ def _values_made_by(value_class: Any) -> list[Any]:
 
 values.ValueClass = _pid_kept_value_class()
 
-MONEY = ["paytable", "currency", "mode"]  # minor units only add up within one currency
+MONEY = ["paytable", "decks", "currency", "mode"]  # minor units add up within one currency; RTP within one deck count
 
 HTTP_DURATION = Histogram(
     "reddog_http_request_duration_seconds",
@@ -101,11 +101,84 @@ OPTIMISTIC_CONFLICTS = Counter(
     "reddog_optimistic_conflicts",
     "Unlocked write attempts that found their table changed (or their key taken) and ran again the locked way",
 )
+PROBLEMS = Counter(
+    "reddog_problems",
+    "Requests answered with a problem document (RFC 9457), by HTTP status and its stable code",
+    ["status", "code"],
+)
+ROLLBACKS = Counter(
+    "reddog_rollbacks",
+    "Rounds rolled back (an aggregator undoing a round whose wallet call failed), by the status they had",
+    ["paytable", "decks", "previous", "mode"],
+)
+REPLAYS = Counter(
+    "reddog_idempotent_replays",
+    "Writes answered with the stored reply of their Idempotency-Key (a client retrying), by route template",
+    ["route"],
+)
+AUTH_FAILURES = Counter(
+    "reddog_auth_failures",
+    "Signed requests refused 401, by reason (the caller sees one answer for all, the on-call engineer which)",
+    ["reason"],
+)
+AUTH_REASONS = ("unknown_operator", "bad_timestamp", "stale_timestamp", "malformed_signature", "bad_signature")
+BUILD_INFO = Gauge(
+    "reddog_build_info",
+    "Always 1: the release serving, by version and git revision",
+    ["version", "revision"],
+    multiprocess_mode="max",
+)
+DATABASE_REACHABLE = Gauge(
+    "reddog_database_reachable",
+    "1 while every worker's last database probe answered in time, else 0 (each worker probes on its own)",
+    multiprocess_mode="livemin",
+)
+DATABASE_PROBED = Gauge(
+    "reddog_database_probe_timestamp_seconds",
+    "Unix time of the last database probe of the worker that probed longest ago: a stuck probe shows as age",
+    multiprocess_mode="livemin",
+)
 AUDIT_RECORDS = Counter("reddog_audit_records_appended", "Audit records appended, by event kind", ["kind"])
 AUDIT_CHECKPOINT = Gauge(
     "reddog_audit_checkpoint_timestamp_seconds",
     "Unix time of the newest audit checkpoint; its age is time() minus this",
     multiprocess_mode="max",
+)
+CHAINS_FENCED = Gauge(
+    "reddog_chains_fenced",
+    "Audit chains refused because the database's head is behind or differs from their published checkpoint",
+    multiprocess_mode="max",
+)
+FORK_REFUSALS = Counter(
+    "reddog_fork_refusals", "Requests refused because their table's chain is behind its published checkpoint"
+)
+OUTBOX_WAITING = Gauge(
+    "reddog_outbox_waiting",
+    "Outbox messages owed and not yet delivered (sampled by each delivery worker from the database)",
+    multiprocess_mode="livemostrecent",
+)
+OUTBOX_OLDEST_AGE = Gauge(
+    "reddog_outbox_oldest_age_seconds",
+    "Age of the oldest outbox message still owed (0: none): a receiver away, or a message held behind a dead letter",
+    multiprocess_mode="livemostrecent",
+)
+OUTBOX_DEAD_LETTERS = Gauge(
+    "reddog_outbox_dead_letters",
+    "Outbox messages parked as dead letters and not yet retried or resolved by an operator",
+    multiprocess_mode="livemostrecent",
+)
+OUTBOX_ATTEMPTS = Counter(
+    "reddog_outbox_attempts",
+    "Delivery attempts, by channel and result: delivered, or the failure (timeout, connection, status_4xx, status_5xx,"
+    " no_target, error)",
+    ["channel", "result"],
+)
+OUTBOX_PARKED = Counter("reddog_outbox_parked", "Outbox messages parked as dead letters, by channel", ["channel"])
+OUTBOX_LAG = Histogram(
+    "reddog_outbox_delivery_lag_seconds",
+    "From writing an outbox message (its change's COMMIT) to its delivery being acknowledged",
+    ["channel"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 3600.0),
 )
 THEORETICAL_RTP = Gauge(
     "reddog_theoretical_rtp",
@@ -130,7 +203,7 @@ def record_round(rnd: Round, currency: str, expectation: Expectation | None = No
     _labelled(ROUNDS, rnd.paytable, str(rnd.decks), outcome_name(rnd), rnd.status.value, mode).inc()
     for bet in rnd.bets:
         _labelled(BETS, rnd.paytable, bet.decision or "none", bet.result or "none", mode).inc()
-    money = (rnd.paytable, currency, mode)
+    money = (rnd.paytable, str(rnd.decks), currency, mode)
     if rnd.is_open:
         return
     for bet in rnd.bets:  # a voided per-seat round may hold bets that settled at the deal: those count as settled
@@ -165,6 +238,40 @@ _children: dict[tuple[Any, tuple[str, ...]], Any] = {}
 def outcome_name(rnd: Round) -> str:
     """The outcome as `rtp` names it, so counts line up with `reddog_outcome_probability`."""
     return rtp_report.outcome_name(rnd)
+
+
+def record_rollback(rnd: Round, previous: str) -> None:
+    """A round rolled back, once its transaction committed; `previous` is the status it had before."""
+    _labelled(ROLLBACKS, rnd.paytable, str(rnd.decks), previous, "test" if rnd.test else "live").inc()
+
+
+def record_replay(route: str) -> None:
+    """A write answered from its idempotency key's stored reply; `route` is the route template (a fixed set)."""
+    _labelled(REPLAYS, route).inc()
+
+
+def record_problem(status: int, code: str) -> None:
+    """A problem document sent; `code` is one of the service's stable codes (a fixed set, never caller text)."""
+    _labelled(PROBLEMS, str(status), code).inc()
+
+
+def record_auth_failure(reason: str) -> None:
+    """A signed request refused 401; `reason` is one of AUTH_REASONS."""
+    _labelled(AUTH_FAILURES, reason).inc()
+
+
+def publish_build(version: str, revision: str) -> None:
+    """The release this process runs; once at start-up (every series starts at zero for the failure reasons too,
+    so a first failure shows in increase())."""
+    BUILD_INFO.labels(version, revision).set(1)
+    for reason in AUTH_REASONS:
+        AUTH_FAILURES.labels(reason)
+
+
+def observe_database(reachable: bool, at: float) -> None:
+    """One database probe's answer, at Unix time `at`."""
+    DATABASE_REACHABLE.set(1 if reachable else 0)
+    DATABASE_PROBED.set(at)
 
 
 def record_audit(kinds: Iterable[str]) -> None:
@@ -216,3 +323,22 @@ def publish_theoretical(paytable: Paytable, decks: int) -> None:
 
 
 _published: set[tuple[str, int]] = set()  # the figures are exact and fixed: computing them once is enough
+
+
+def record_delivery_attempt(channel: str, failure: str | None) -> None:
+    """One delivery attempt's result: None delivered it, else the failure's reason (a small, fixed set)."""
+    _labelled(OUTBOX_ATTEMPTS, channel, failure or "delivered").inc()
+
+
+def observe_delivery_lag(channel: str, seconds: float) -> None:
+    _labelled(OUTBOX_LAG, channel).observe(max(0.0, seconds))
+
+
+def record_dead_letter(channel: str) -> None:
+    _labelled(OUTBOX_PARKED, channel).inc()
+
+
+def observe_outbox(waiting: int, oldest_age_seconds: float, dead: int) -> None:
+    OUTBOX_WAITING.set(waiting)
+    OUTBOX_OLDEST_AGE.set(oldest_age_seconds)
+    OUTBOX_DEAD_LETTERS.set(dead)

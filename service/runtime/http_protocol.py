@@ -12,6 +12,10 @@ that each sent half a request were all still held after 20 s (issue 21). Here a 
 is bounded: a reply under way runs to its end (a push stream, for hours), and a WebSocket leaves the bounds once
 upgraded. A worker holds at most `max_connections`: one more makes room by closing the connection that has waited
 longest for a request (a stalled one, or an idle keep-alive), and is refused with a 503 only when none is waiting.
+
+A stopping server asks each connection to shut down and waits for the replies under way to end, a push stream's
+too, for as long as it may last. The server's one `stopping` event (in the ASGI scope's state, `stopping(scope)`)
+is set at the first such request, so a long reply can end itself at once: its client reconnects elsewhere.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import http
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import structlog
@@ -29,6 +34,13 @@ from uvicorn.server import ServerState
 from service.errors import raw_problem
 
 log = structlog.get_logger("reddog.http")
+STOPPING = "reddog.stopping"  # the key of the server's stopping event in every request's scope["state"]
+
+
+def stopping(scope: Mapping[str, Any]) -> asyncio.Event | None:
+    """The event set when the server serving this request starts to stop; None under another server."""
+    found = scope.get("state", {}).get(STOPPING)
+    return found if isinstance(found, asyncio.Event) else None
 
 
 class _JoinedWrites:
@@ -99,6 +111,8 @@ class JoinedWritesProtocol(HttpToolsProtocol):
         self.limits = limits
         self.deadline: asyncio.TimerHandle | None = None  # when the part of the request awaited is overdue
         self.waiting_since: float | None = None  # since when it has waited for a request; None while one is read
+        if STOPPING not in app_state:  # one per server: its connections share its lifespan's state
+            app_state[STOPPING] = asyncio.Event()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(_JoinedWrites(transport, self.loop))  # type: ignore[arg-type]
@@ -132,6 +146,11 @@ class JoinedWritesProtocol(HttpToolsProtocol):
         self._disarm()
         self.waiting_since = None
         super().handle_websocket_upgrade()
+
+    def shutdown(self) -> None:
+        """The server is stopping: tell the replies under way (a push stream ends itself), then uvicorn's own."""
+        self.app_state[STOPPING].set()
+        super().shutdown()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()

@@ -15,13 +15,15 @@ from uuid import UUID
 
 import msgspec
 import structlog
+from litestar.channels import ChannelsPlugin
 
 from service.db import idempotency_sql, round_sql
 from service.db.db_pool import acquire
 from service.db.unit_of_work import Runner, UnitOfWork, run
 from service.observability import metrics
-from service.settings import Settings
-from service.use_cases import sweep_use_cases
+from service.runtime import friends_push
+from service.settings import FRIENDS_OPERATOR, Settings
+from service.use_cases import friends_timer_use_cases, sweep_use_cases
 from service.use_cases.sweep_use_cases import Swept
 
 log = structlog.get_logger("reddog.sweeper")
@@ -33,6 +35,7 @@ PURGE_BATCHES_PER_PASS = 100
 SWEEP_BATCH = 100  # rounds per claim; the batch's writes are one statement (about 35 parameters a round)
 MIN_PAUSE = 0.02  # seconds between passes at the least: lets a busy table's rounds gather into batches
 SWEEPER = "sweeper"  # the unit of work's operator until a claimed round names its own
+FRIENDS_TURNS_PER_PASS = 200  # friends' turns played by their timers in one pass, one transaction each
 
 
 class Pass(msgspec.Struct, frozen=True, kw_only=True):
@@ -116,6 +119,22 @@ async def purge_keys(runner: Runner, most_batches: int = PURGE_BATCHES_PER_PASS)
     return purged
 
 
+async def sweep_friends(runner: Runner, push: ChannelsPlugin | None) -> int:
+    """The friends' tables: play the default move of every turn past its deadline, one table per transaction (SKIP
+    LOCKED, so replicas share them), then close the idle tables; each change is pushed once committed. How many."""
+    done = 0
+    for _ in range(FRIENDS_TURNS_PER_PASS):
+        hint = await run(runner, FRIENDS_OPERATOR, friends_timer_use_cases.expire_one_turn)
+        if hint is None:
+            break
+        friends_push.publish(push, hint)
+        done += 1
+    for hint in await run(runner, FRIENDS_OPERATOR, friends_timer_use_cases.close_idle):
+        friends_push.publish(push, hint)
+        done += 1
+    return done
+
+
 def pause(runner: Runner, swept: Pass) -> float:
     """Until the soonest open window closes, within [MIN_PAUSE, the sweep interval]."""
     longest = runner.settings.sweep_interval_seconds
@@ -128,7 +147,7 @@ def _until(deadline: datetime | None, now: datetime, longest: float) -> float:
     return min(longest, max(MIN_PAUSE, (deadline - now).total_seconds()))
 
 
-async def run_forever(runner: Runner) -> None:
+async def run_forever(runner: Runner, push: ChannelsPlugin | None = None) -> None:
     """The background loop each replica runs; a failed pass is logged and the next one tries again."""
     purge_at = time.monotonic()
     while True:
@@ -138,6 +157,8 @@ async def run_forever(runner: Runner) -> None:
             if swept.settled:
                 log.info("swept", settled=swept.settled)
             wait = pause(runner, swept)
+            if runner.settings.friends.enabled:
+                await sweep_friends(runner, push)
             if time.monotonic() >= purge_at:
                 purged = await purge_keys(runner)
                 if purged < PURGE_BATCHES_PER_PASS * PURGE_BATCH:  # caught up: look again in a while

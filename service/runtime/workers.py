@@ -23,6 +23,9 @@ from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.server import Server
 from uvicorn.supervisors.multiprocess import Multiprocess, Process, logger
 
+from service.observability import log_streams
+from service.runtime import metrics_server
+
 
 def listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:
     """`count` sockets listening on host:port together; refuses a port that anything else holds, even a server that
@@ -56,10 +59,17 @@ class WorkerProcess(Process):
     def __init__(self, config: Config, sockets: list[socket.socket]) -> None:
         super().__init__(config, sockets)
         self.supervisor = os.getpid()
+        self.json_stderr = log_streams.json_stderr()  # a worker's stderr is as its supervisor's
 
     def target(self, sockets: list[socket.socket] | None = None) -> None:  # runs in the worker
+        if self.json_stderr:
+            log_streams.take_over()
         _exit_with(self.supervisor)
-        super().target(sockets)
+        try:
+            super().target(sockets)
+        except Exception:  # else multiprocessing prints the traceback over many lines of stderr
+            logger.critical("worker failed", exc_info=True)
+            raise SystemExit(1) from None
 
 
 def _exit_with(supervisor: int) -> None:
@@ -145,8 +155,10 @@ def serve(config: Config) -> None:
         try:
             sockets = listening_sockets(config.host, config.port, config.workers)
         except OSError as exc:
-            print(f"reddog: cannot listen on {config.host}:{config.port}: {exc}", file=sys.stderr)
+            message = f"reddog: cannot listen on {config.host}:{config.port}: {exc}"
+            log_streams.say("cannot_listen", message, level="error")
             raise SystemExit(STARTUP_FAILURE) from None
+        metrics_server.supervisor_starts()
         try:
             SocketPerWorker(config, sockets).run()
         finally:

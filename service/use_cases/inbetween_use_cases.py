@@ -21,6 +21,7 @@ from paytables.inbetween.inbetween_odds import TurnOdds, third_card_odds, turn_o
 from paytables.inbetween.inbetween_posts import possible_pair_calls
 from paytables.inbetween.inbetween_rules import RuleSet
 from paytables.inbetween.inbetween_state import Game, GameStatus
+from paytables.inbetween.inbetween_views import own_cards, seat_view
 from service.db import audit_sql, inbetween_sql
 from service.db.audit_sql import GENESIS_HEAD, AuditHead
 from service.db.row_reads import Missing, Replay
@@ -35,8 +36,8 @@ log = structlog.get_logger("reddog.inbetween")
 class NewGame(msgspec.Struct, frozen=True, kw_only=True):
     ruleset: str
     ante: int
-    rounds: int | str
     seats: tuple[SeatSpec, ...]
+    rounds: int | str | None = None  # None: the rule set's default (`RuleSet.default_rounds`)
     test: bool = False
     forced_cards: tuple[str, ...] = ()  # test games only: the first pack's first cards, in order
 
@@ -49,6 +50,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     call_odds: tuple[tuple[PairCall, TurnOdds], ...] = ()  # awaiting a pair call: the odds after each call
     reveal: Reveal | None = None  # the pack in play, once the game is over (earlier packs are revealed in the chain)
     version: int = 0  # the seq of the game's last audit record: the version the next move must name
+    own_cards: tuple[str, ...] = ()  # the viewing seat's face-down posts while it holds them unshown
 
 
 def released_ruleset(ruleset_id: str) -> RuleSet:
@@ -82,7 +84,7 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
             game_id=str(game_id),
             ruleset=ruleset,
             ante=new.ante,
-            rounds=new.rounds,
+            rounds=ruleset.default_rounds if new.rounds is None else new.rounds,
             seats=new.seats,
             shoe=shoe,
             source=source,
@@ -94,7 +96,7 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
         raise refused(exc) from None
     writes, head = audit_sql.append(game_id, GENESIS_HEAD, [*first.events, *step.events], test=new.test, now=unit.now)
     unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *writes])
-    _log_if_ended(unit, step.game)
+    log_if_ended(unit, step.game)
     return view(step.game, step.shoe, head.seq)
 
 
@@ -120,16 +122,19 @@ async def act(unit: UnitOfWork, game_id: UUID, action: InBetweenAction, version:
         step = play_computers(moved.game, moved.shoe, ruleset=ruleset, source=source, now=now)
     except InBetweenError as exc:
         raise refused(exc) from None
-    head = _persist(unit, game_id, stored.head, step.game, step.shoe, [*moved.events, *step.events])
+    head = persist(unit, game_id, stored.head, step.game, step.shoe, [*moved.events, *step.events])
     return view(step.game, step.shoe, head.seq)
 
 
-async def get_game(unit: UnitOfWork, game_id: UUID) -> GameView:
+async def get_game(unit: UnitOfWork, game_id: UUID, seat: int | None = None) -> GameView:
+    """The game as everyone may see it, or as one seat does (its own face-down posts and the odds they give)."""
     structlog.contextvars.bind_contextvars(game_id=str(game_id))
     stored = await inbetween_sql.select_game(unit.conn, unit.operator_id, game_id)
     if stored is None:
         raise not_found("game")
-    return view(stored.game, stored.shoe, stored.head.seq)
+    if seat is not None and not 0 <= seat < len(stored.game.seats):
+        raise validation(f"seat: the game has seats 0..{len(stored.game.seats) - 1}")
+    return view(stored.game, stored.shoe, stored.head.seq, seat)
 
 
 async def game_records(unit: UnitOfWork, game_id: UUID, after: int, limit: int) -> list[Link]:
@@ -140,29 +145,32 @@ async def game_records(unit: UnitOfWork, game_id: UUID, after: int, limit: int) 
     return await inbetween_sql.select_records(unit.conn, game_id, after=after, limit=limit)
 
 
-def view(game: Game, shoe: Shoe, version: int) -> GameView:
-    """The game with the odds its player to act may see (from the public count only) and, at the end, its pack."""
+def view(game: Game, shoe: Shoe, version: int, viewer: int | None = None) -> GameView:
+    """The game as `viewer` (a seat; None: anyone) may see it: the public game, the seat's own face-down posts, the
+    odds from what that seat may see (the public count and its own cards) and, at the end, the pack."""
+    known = seat_view(game, shoe, viewer)
     call_odds: tuple[tuple[PairCall, TurnOdds], ...] = ()
-    posts = game.turn.posts if game.turn is not None else None
+    posts = known.turn.posts if known.turn is not None else None
     if game.status is GameStatus.AWAITING_PAIR_CALL and posts is not None:
-        unseen = game.unseen()
+        unseen = known.unseen()
         call_odds = tuple((call, third_card_odds(posts, unseen, call)) for call in possible_pair_calls(posts.first))
-    odds = turn_odds(game) if game.status is GameStatus.AWAITING_BET else None
+    odds = turn_odds(known) if game.status in (GameStatus.AWAITING_BET, GameStatus.AWAITING_SHOW) else None
     reveal = shoe.reveal if game.status is GameStatus.GAME_OVER else None
-    return GameView(game=game, odds=odds, call_odds=call_odds, reveal=reveal, version=version)
+    cards = own_cards(game, shoe, viewer)
+    return GameView(game=game, odds=odds, call_odds=call_odds, reveal=reveal, version=version, own_cards=cards)
 
 
-def _persist(
+def persist(
     unit: UnitOfWork, game_id: UUID, head: AuditHead, game: Game, shoe: Shoe, events: list[InBetweenEvent]
 ) -> AuditHead:
     """The game row and its audit records, written together before COMMIT; the chain's head after them."""
     writes, new_head = audit_sql.append(game_id, head, events, test=game.test, now=unit.now)
     unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head, replaces=head.seq)])
-    _log_if_ended(unit, game)
+    log_if_ended(unit, game)
     return new_head
 
 
-def _log_if_ended(unit: UnitOfWork, game: Game) -> None:
+def log_if_ended(unit: UnitOfWork, game: Game) -> None:
     """One line when a game ends, once it is committed (chips only: no pack, salt or card is ever logged)."""
     if game.status is GameStatus.GAME_OVER:
         unit.after_commit.append(

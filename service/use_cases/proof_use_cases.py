@@ -37,7 +37,7 @@ async def latest_checkpoint(unit: UnitOfWork, table_id: UUID, owner: str | None)
     latest = await checkpoint_sql.select_latest_checkpoint(unit.conn, table_id)
     if latest is None:
         raise ApiError(404, "NOT_FOUND", "no checkpoint of this table yet; one follows within seconds", retryable=True)
-    return latest
+    return checkpoints.published(unit.settings, latest)
 
 
 async def round_proof(unit: UnitOfWork, round_id: UUID, owner: str | None) -> RoundProof:
@@ -49,6 +49,7 @@ async def round_proof(unit: UnitOfWork, round_id: UUID, owner: str | None) -> Ro
     checkpoint = await checkpoints.covering(unit, chain.table_id, chain.records[-1].seq)
     if checkpoint is None:
         raise checkpoints_off()
+    checkpoints.published(unit.settings, checkpoint)
     tree = await _tree(unit, chain.table_id, checkpoint.tree_size)
     records = tuple(
         RecordProof(

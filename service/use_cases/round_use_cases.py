@@ -17,7 +17,7 @@ from paytables.red_dog.analysis.rtp_report import RoundFigures, round_figures
 from paytables.red_dog.events import Event
 from paytables.red_dog.round import PlayerDecision, Round, RoundStatus, Step
 from paytables.red_dog.table import DealMode, TableStatus
-from service.chains import checkpoints
+from service.chains import checkpoints, notifications
 from service.db import Statement, figures_sql, round_sql, table_sql
 from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
@@ -319,6 +319,17 @@ def record_step(
         unit.after_commit.append(lambda: _record_end(rnd, stored.currency, figures))
     elif rnd.status is RoundStatus.ROLLED_BACK and stored.round.status is not RoundStatus.ROLLED_BACK:
         unit.defer([figures_sql.roll_back_figures(rnd)])  # the report must not count what was reversed
+    if rnd.status is RoundStatus.ROLLED_BACK and stored.round.status is not RoundStatus.ROLLED_BACK:
+        previous = stored.round.status.value  # an open round's rollback ends it too (the branch above)
+        unit.after_commit.append(lambda: metrics.record_rollback(rnd, previous))
+    rolled_back_now = rnd.status is RoundStatus.ROLLED_BACK and stored.round.status is not RoundStatus.ROLLED_BACK
+    if ended_now or rolled_back_now:  # owed to the operator in this transaction: no change without its message
+        told = notifications.round_notification(
+            unit.settings, stored.operator_id, stored.currency, rnd, appended.head.seq, unit.now
+        )
+        unit.defer([told, *_checkpoint_told(unit, stored.operator_id, appended)])
+    elif appended.signed is not None:
+        unit.defer(_checkpoint_told(unit, stored.operator_id, appended))
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
     view = RoundView(round=rnd, reveal=reveal, currency=stored.currency, checkpoint_size=appended.checkpoint_size)
     change = TableChange(
@@ -330,6 +341,16 @@ def record_step(
         active_round_id=active_round,
     )
     return view, change
+
+
+def _checkpoint_told(unit: UnitOfWork, operator_id: str, appended: checkpoints.Appended) -> list[Statement]:
+    signed = appended.signed
+    if signed is None:
+        return []
+    told = notifications.checkpoint_notification(
+        unit.settings, operator_id, signed.table_id, signed.tree_size, signed.root, signed.note, unit.now
+    )
+    return [told]
 
 
 def _record_end(rnd: Round, currency: str, figures: RoundFigures) -> None:

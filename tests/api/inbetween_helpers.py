@@ -28,10 +28,12 @@ async def start(
     *,
     ruleset: str = NEPAL,
     ante: int = 10,
-    rounds: int | str = 5,
+    rounds: int | str | None = 5,
 ) -> Any:
-    """A game that must start: a test game when cards are forced, else a live one."""
-    body: dict[str, Any] = {"ruleset": ruleset, "ante": ante, "rounds": rounds, "seats": seats}
+    """A game that must start: a test game when cards are forced, else a live one; `rounds=None` leaves them out."""
+    body: dict[str, Any] = {"ruleset": ruleset, "ante": ante, "seats": seats}
+    if rounds is not None:
+        body["rounds"] = rounds
     if forced is not None:
         body.update(mode="test", forced_cards=forced)
     return await api.ok("POST", GAMES, body)

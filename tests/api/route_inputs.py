@@ -98,6 +98,9 @@ SCENE = {
     "{expires}": "number",
     "{sig}": "text",
     "{cursor}": "cursor",
+    "{code}": "text",  # a friends' table waiting for its host, with a guest in seat 1
+    "{played}": "text",  # a friends' table whose game waits for a person to pass
+    "{held}": "text",  # a friends' table whose guest's seat the host handed to the computer
 }
 
 
@@ -109,6 +112,7 @@ class Case:
     query: dict[str, str] = field(default_factory=dict)
     required: tuple[str, ...] = ()  # query parameters every request sends; the others go only when spoiled
     body: Any = NO_BODY  # a JSON body (leaves may hold placeholders); NO_BODY: the route reads none
+    bearer: str | None = None  # a friends' seat token the request acts by, as a placeholder of the scene
 
     def gaps(self, route: Served) -> list[str]:
         """What the route takes that this case gives no valid value for, and what it names that the route lacks."""
@@ -160,9 +164,38 @@ HISTORY = {
 }
 
 
+FRIENDS = "/v1/friends/tables/{code:str}"
+
+
+def friends_cases() -> dict[str, Case]:
+    """The friends' tables' routes, each with the seat token it acts by (the host's, a guest's, the one to act)."""
+    code, played, held = {"code": "{code}"}, {"code": "{played}"}, {"code": "{held}"}
+    return {
+        "POST /v1/friends/tables": Case(
+            body={"name": "Sita", "ruleset": "inbetween/nepal/v1", "rounds": 5, "ante": 5, "seats": 4,
+                  "turn_seconds": 30, "bearer": True}
+        ),
+        f"GET {FRIENDS}": Case(path=code, query={"after": "0"}, bearer="{guest}"),
+        f"POST {FRIENDS}/join": Case(path=code, body={"name": "राम", "bearer": True}),
+        f"POST {FRIENDS}/start": Case(
+            path=code, body={"computers": [{"seat": 3, "personality": "bold", "endgame_tip": True}]}, bearer="{host}"
+        ),
+        f"POST {FRIENDS}/moves": Case(path=played, body={"action": "pass", "version": "{version}"}, bearer="{mover}"),
+        f"POST {FRIENDS}/leave": Case(path=code, body={}, bearer="{guest}"),
+        f"POST {FRIENDS}/back": Case(path=held, body={}, bearer="{held_guest}"),
+        f"POST {FRIENDS}/seats/{{seat:int}}/computer": Case(
+            path={**code, "seat": "1"}, body={"personality": "cautious", "endgame_tip": False}, bearer="{host}"
+        ),
+        f"POST {FRIENDS}/seats/{{seat:int}}/person": Case(path={**held, "seat": "1"}, body={}, bearer="{held_host}"),
+        f"POST {FRIENDS}/reactions": Case(path=code, body={"reaction": "namaste"}, bearer="{guest}"),
+        f"GET {FRIENDS}/events": Case(path=code, bearer="{guest}"),
+        f"GET {FRIENDS}/records": Case(path=played, query={"after": "0", "limit": "10"}),
+    }  # fmt: skip
+
+
 def cases() -> dict[str, Case]:
     """A valid request to every route, by its key."""
-    return {
+    return friends_cases() | {
         "GET /health/live": Case(),
         "GET /health/ready": Case(),
         "GET /recall/{round_id:uuid}": Case(
@@ -170,9 +203,14 @@ def cases() -> dict[str, Case]:
             query={"expires": "{expires}", "sig": "{sig}", "player": "alice"},
             required=("expires", "sig", "player"),
         ),
+        "GET /play/inbetween": Case(),
+        "GET /play/inbetween/replay": Case(),
+        "GET /play/static/{path:path}": Case(path={"path": "play/play.css"}),
         "GET /schema": Case(),
         "GET /schema/oauth2-redirect.html": Case(),
         "GET /schema/openapi.json": Case(),
+        "GET /schema/redoc": Case(),
+        "GET /schema/redoc-assets/redoc.standalone.js": Case(),
         "GET /schema/swagger": Case(),
         "GET /schema/swagger-ui/{name:str}": Case(path={"name": "swagger-ui.css"}),
         "GET /schema/{path:str}": Case(path={"path": "openapi.json"}),
@@ -184,12 +222,14 @@ def cases() -> dict[str, Case]:
         "GET /v1/audit/records": Case(
             query={"table_id": "{table}", "after_seq": "0", "after_table": "{table}", "limit": "10"}
         ),
-        "GET /v1/inbetween/games/{game_id:uuid}": Case(path={"game_id": "{game}"}),
+        "GET /v1/inbetween/games/{game_id:uuid}": Case(path={"game_id": "{game}"}, query={"seat": "0"}),
         "GET /v1/inbetween/games/{game_id:uuid}/records": Case(
             path={"game_id": "{game}"}, query={"after": "0", "limit": "10"}
         ),
         "GET /v1/inbetween/rulesets": Case(),
         "GET /v1/inbetween/rulesets/{name:str}/{version:str}": Case(path={"name": "nepal", "version": "v1"}),
+        "GET /v1/notifications": Case(query={"after": "0", "limit": "10"}),
+        "GET /v1/outbox/dead-letters": Case(query={"limit": "10"}),
         "GET /v1/paytables": Case(),
         "GET /v1/paytables/{name:str}/{version:str}": Case(
             path={"name": "standard", "version": "v1"}, query={"decks": "6"}

@@ -92,3 +92,40 @@ def test_an_unreachable_server_is_one_line_and_exit_code_1(
     assert code == 1
     assert len(lines) == 1
     assert lines[0].startswith("reddog inbetween play: ")
+
+
+def test_the_draw_for_the_deal_is_told_and_no_pass_is_offered_where_every_player_must_bet(
+    url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # home/v2: "the player with the highest card deals first": 2C to alice, KC to the computer, which deals; alice
+    # plays first and "they have to usually bet a minimal of a single chip", so a p is not a move.
+    operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
+    common = ["--url", url, "--operator", operator, "--secret", secret, "--ruleset", "home/v2"]
+    code, lines = run(monkeypatch, capsys, [*common, "--player", "alice", "--cards", "2C", "KC", "5S", "9H"], ["p"])
+    assert code == 1
+    assert lines[3:7] == [
+        "  draw for the deal: 2C to alice",
+        "  draw for the deal: KC to computer-1",
+        "  computer-1 deals first (the highest card)",
+        "Round 1: computer-1 deals",
+    ]
+    assert "bet 1..10 chips: p" in lines
+    assert "  a number of chips (every player must bet)" in lines
+
+
+def test_face_down_posts_are_shown_only_to_the_player_who_holds_them_and_shown_or_folded_from_the_terminal(
+    url: str, settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    operator, secret = next((op, s) for op, s in settings.operators.items() if op != "other")
+    common = ["--url", url, "--operator", operator, "--secret", secret, "--ruleset", "inbetween/pagat-down/v1"]
+    # "2S": place 0, 0 mod 2, alice (seat 0) deals; the computer's 4C JD (5..10 win 24 of 49, a loss with a post
+    # costing double) are folded unseen; alice's 3C KD are hers to see, she shows them and bets 10 on the 8H.
+    cards = ["2S", "4C", "JD", "3C", "KD", "8H"]
+    code, lines = run(
+        monkeypatch, capsys, [*common, "--player", "alice", "--ante", "10", "--cards", *cards], ["s", "10"]
+    )
+    assert code == 1  # the input ran out at alice's next turn
+    assert "  computer-1: two cards face down: folds unseen" in lines
+    assert "alice, your face-down posts are 3C KD." in lines
+    assert "  alice: two cards face down: shows 3C KD, bets 10, third card 8H: wins 10  [alice 1000, pot 10]" in lines
+    assert not any("4C" in line or "JD" in line for line in lines)  # the computer's folded cards are never told

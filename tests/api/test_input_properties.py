@@ -31,6 +31,7 @@ from service.api.bodies import body
 from service.api.openapi.openapi_docs import IdempotencyKey
 from service.api.openapi.schema_site import SCHEMA_PATH
 from service.app import create_app
+from tests.api import friends_helpers as friends
 from tests.api.helpers import counts, fingerprint, open_round
 from tests.api.hostile_inputs import Thrown, cursor_for, every_killer, render, thrown
 from tests.api.route_inputs import GAME_BODY, NO_BODY, TIME, Case, Served, cases, served_routes
@@ -79,8 +80,9 @@ async def test_any_idempotency_key_or_request_id_is_a_4xx_or_a_table(
         assert await counts(db, api.operator_id) == before
 
 
-async def written(db: asyncpg.Connection, operator_id: str) -> tuple[Any, ...]:
-    """Every row a request of this operator could write or change: its tables, rounds, keys, games, records."""
+async def written(db: asyncpg.Connection, operator_id: str, ids: dict[str, str] | None = None) -> tuple[Any, ...]:
+    """Every row a request of this operator could write or change: its tables, rounds, keys, games, records; and the
+    friends' tables of the scene, with their seats (what a refused friends' request must leave as it was)."""
     games = await db.fetch(
         "SELECT game_id, status, state::text, audit_seq FROM inbetween_games WHERE operator_id = $1 ORDER BY game_id",
         operator_id,
@@ -89,7 +91,44 @@ async def written(db: asyncpg.Connection, operator_id: str) -> tuple[Any, ...]:
         "SELECT count(*) FROM audit_log a JOIN inbetween_games g ON g.game_id = a.table_id WHERE g.operator_id = $1",
         operator_id,
     )
-    return (await fingerprint(db, operator_id), [tuple(g) for g in games], game_records)
+    codes = [v for k, v in (ids or {}).items() if k in FRIENDS_CODES]
+    friends = await db.fetch(
+        "SELECT t.code, t.status, t.version, t.host_seat, t.game_id, t.turn_deadline, t.active_at,"
+        " (SELECT array_agg((s.seat, s.name, s.held_by, s.missed, s.personality, s.token_hash) ORDER BY s.seat)::text"
+        "  FROM friends_seats s WHERE s.table_id = t.table_id) AS seats"
+        " FROM friends_tables t WHERE t.code = ANY($1::text[]) ORDER BY t.code",
+        codes,
+    )
+    return (await fingerprint(db, operator_id), [tuple(g) for g in games], game_records, [tuple(f) for f in friends])
+
+
+FRIENDS_CODES = ("{code}", "{played}", "{held}")
+
+
+async def friends_scene(client: httpx.AsyncClient, text: str) -> dict[str, str]:
+    """The friends' tables a case names: one waiting (a guest in seat 1), one whose game waits for a person's pass
+    (dealt again until its first decision is no ace call), one whose guest the computer plays."""
+    ids: dict[str, str] = {}
+    if "{code}" in text:
+        host = await friends.create(client, seats=8)
+        guest = await friends.join(client, host.code, "Guest")
+        ids.update({"{code}": host.code, "{host}": str(host.token), "{guest}": str(guest.token)})
+    if "{played}" in text:
+        for _ in range(50):
+            host = await friends.create(client, seats=2)
+            guest = await friends.join(client, host.code, "Guest")
+            started = await host.ok("/start")
+            if started["game"]["awaiting"] != "ace_call":
+                break
+        mover = host if started["game"]["to_act"] == "seat-0" else guest
+        ids.update({"{played}": host.code, "{mover}": str(mover.token), "{version}": str(started["game"]["version"])})
+    if "{held}" in text:
+        host = await friends.create(client, seats=2)
+        guest = await friends.join(client, host.code, "Guest")
+        await host.ok("/start")
+        await host.ok("/seats/1/computer", {})
+        ids.update({"{held}": host.code, "{held_host}": str(host.token), "{held_guest}": str(guest.token)})
+    return ids
 
 
 NUMBERS = {"{version}"}  # placeholders a body carries as JSON numbers, not strings
@@ -113,7 +152,7 @@ def fill(value: Any, scene: dict[str, str]) -> Any:
 async def scene(api: Signed, case: Case) -> dict[str, str]:
     """The ids a case's valid values name, made new: a request that succeeded may have used the last ones up."""
     text = repr(case)
-    ids = {"{cursor}": cursor_for(TIME)}
+    ids = {"{cursor}": cursor_for(TIME), **await friends_scene(api.client, text)}
     if "{signed_table}" in text:  # a round's proof signs its table's head: the table then has a checkpoint
         settled = await open_round(api, (await api.table(mode="test"))["table_id"], [("alice", 10)], ["5S", "6H"])
         await api.ok("GET", f"/v1/rounds/{settled['round_id']}/proof")
@@ -133,6 +172,10 @@ async def scene(api: Signed, case: Case) -> dict[str, str]:
         game = await api.ok("POST", "/v1/inbetween/games", GAME_BODY)
         ids["{game}"], ids["{version}"] = game["game_id"], str(game["version"])
     return ids
+
+
+def bearer_of(case: Case, ids: dict[str, str]) -> str | None:
+    return None if case.bearer is None else ids[case.bearer]
 
 
 PATH_PARAMETER = re.compile(r"\{(\w+)(?::\w+)?\}")
@@ -163,9 +206,12 @@ def request_of(route: Served, case: Case, spoil: Thrown | None, ids: dict[str, s
     return target, raw
 
 
-async def send(api: Signed, method: str, target: str, raw: bytes) -> httpx.Response:
-    """A signed request as an operator sends it (a POST with a fresh Idempotency-Key)."""
+async def send(api: Signed, method: str, target: str, raw: bytes, bearer: str | None = None) -> httpx.Response:
+    """A signed request as an operator sends it (a POST with a fresh Idempotency-Key); with a friends' seat token
+    (which the friends' routes read, and which the signed routes ignore) when the case acts by one."""
     headers = api.headers(method, target, raw, key=uuid.uuid4().hex if method == "POST" else "")
+    if bearer is not None:
+        headers["authorization"] = f"Bearer {bearer}"
     return await api.client.request(method, target, content=raw, headers=headers)
 
 
@@ -230,8 +276,9 @@ def test_the_listing_finds_each_path_and_query_parameter_and_body_a_new_route_ta
 @pytest.mark.parametrize("route", SERVED, ids=lambda route: route.key)
 async def test_each_case_is_a_request_its_route_answers(api: Signed, route: Served) -> None:
     case = case_of(route)
-    target, raw = request_of(route, case, None, await scene(api, case))
-    response = await send(api, route.method, target, raw)
+    ids = await scene(api, case)
+    target, raw = request_of(route, case, None, ids)
+    response = await send(api, route.method, target, raw, bearer_of(case, ids))
     assert response.status_code < 300, response.text
 
 
@@ -239,12 +286,15 @@ async def throw(api: Signed, db: asyncpg.Connection, route: Served, spoil: Throw
     """Send the case's request with the one spoiled input; never a 5xx, and a refusal writes nothing. Whether the
     scene is left as it was (a refusal, or a read), so the next request may use it again."""
     target, raw = request_of(route, CASES[route.key], spoil, ids)
-    before = await written(db, api.operator_id)
-    response = await send(api, route.method, target, raw)
-    assert response.status_code != 401, response.text  # the request is signed: a 401 would mean it went nowhere
+    before = await written(db, api.operator_id, ids)
+    response = await send(api, route.method, target, raw, bearer_of(CASES[route.key], ids))
+    # The request is signed: a 401 would mean it went nowhere; but a friends' seat token is good for its own table
+    # only, so with the table's code spoiled it acts for no seat (SEAT_TOKEN_INVALID), as it should.
+    spoiled_code = CASES[route.key].bearer is not None and (spoil.where, spoil.name) == ("path", "code")
+    assert response.status_code != 401 or spoiled_code, response.text
     assert_never_5xx(response, page_misses=route.path.startswith(f"{SCHEMA_PATH}/"))
     if response.status_code >= 400:
-        assert await written(db, api.operator_id) == before, (spoil, response.text)
+        assert await written(db, api.operator_id, ids) == before, (spoil, response.text)
     return response.status_code >= 400 or route.method == "GET"
 
 

@@ -168,3 +168,36 @@ async def test_a_client_gone_mid_body_is_logged_at_info_with_status_499_and_neve
     gone = [line for line in lines if line["event"] == "client_disconnected"]
     assert [(line["level"], line["method"], line["path"]) for line in gone] == [("info", "POST", "/v1/tables")]
     assert [line["status"] for line in _requests(lines)] == [499]
+
+
+async def test_a_refused_signature_or_role_is_logged_at_warning_and_the_caller_s_own_mistake_at_info(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with verbose(database_url, capsys) as api:
+        lab = Signed(api.client, "lab", "lab-secret")  # an auditor of make_settings: read-only
+        await api.client.get("/v1/tables")  # unsigned: 401
+        await lab.post("/v1/tables", {"name": "t"})  # an auditor writing: 403
+        await api.get("/v1/rounds/00000000-0000-0000-0000-000000000000")  # 404
+    lines = _requests(_lines(capsys))
+    assert [(line["status"], line["level"]) for line in lines] == [(401, "warning"), (403, "warning"), (404, "info")]
+
+
+async def test_a_same_key_retry_is_logged_as_a_replay_on_a_framework_route_and_on_a_lean_one(
+    database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with verbose(database_url, capsys) as api:
+        body = {"name": "t", "paytable": "standard/v1", "currency": "EUR", "min_ante": 1, "max_ante": 100}
+        tables = [await api.post("/v1/tables", body, key="table-key") for _ in range(2)]
+        opened = f"/v1/tables/{tables[0].json()['table_id']}/rounds"  # answered by lean_routes, not its handler
+        bets = {"bets": [{"player_id": "p1", "ante": 10}]}
+        rounds = [await api.post(opened, bets, key="round-key") for _ in range(2)]
+    replies = [*tables, *rounds]
+    assert [r.headers.get("idempotent-replayed") for r in replies] == [None, "true", None, "true"]
+    lines = _requests(_lines(capsys))
+    assert [(line["status"], line.get("replay")) for line in lines] == [
+        (201, None),
+        (201, True),
+        (201, None),
+        (201, True),
+    ]
+    assert [line["level"] for line in lines] == ["info"] * 4

@@ -86,13 +86,72 @@ ROUTES: dict[tuple[str, str], tuple[str | None, str, str, set[str]]] = {
     ),
     ("/v1/inbetween/games/{game_id}/records", "get"): (None, "200", "GameRecordPage", {"400", "401", "404", "503"}),
     ("/v1/reports/rtp", "get"): (None, "200", "RtpReportOut", {"400", "401", "422", "503"}),
+    ("/v1/notifications", "get"): (None, "200", "NotificationPage", {"400", "401", "503"}),
+    ("/v1/outbox/dead-letters", "get"): (None, "200", "DeadLetterList", {"400", "401", "503"}),
+    ("/v1/friends/tables", "post"): (
+        "CreateFriendsTable",
+        "201",
+        "FriendsJoinedOut",
+        {"400", "404", "413", "415", "422", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}", "get"): (None, "200", "FriendsTableOut", {"400", "401", "404", "429", "503"}),
+    ("/v1/friends/tables/{code}/join", "post"): (
+        "JoinFriendsTable",
+        "201",
+        "FriendsJoinedOut",
+        {"400", "404", "409", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/start", "post"): (
+        "StartFriendsGame",
+        "200",
+        "FriendsTableOut",
+        {"400", "401", "403", "404", "409", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/moves", "post"): (
+        "FriendsMoveIn",
+        "200",
+        "FriendsTableOut",
+        {"400", "401", "404", "409", "413", "415", "422", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/leave", "post"): (
+        "NoFields",
+        "200",
+        "FriendsTableOut",
+        {"400", "401", "404", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/back", "post"): (
+        "NoFields",
+        "200",
+        "FriendsTableOut",
+        {"400", "401", "404", "409", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/seats/{seat}/computer", "post"): (
+        "ComputerIn",
+        "200",
+        "FriendsTableOut",
+        {"400", "401", "403", "404", "409", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/seats/{seat}/person", "post"): (
+        "NoFields",
+        "200",
+        "FriendsTableOut",
+        {"400", "401", "403", "404", "409", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/reactions", "post"): (
+        "ReactionIn",
+        "202",
+        "ReactionOut",
+        {"400", "401", "404", "413", "415", "429", "503"},
+    ),
+    ("/v1/friends/tables/{code}/records", "get"): (None, "200", "GameRecordPage", {"400", "404", "429", "503"}),
 }
 # An empty body is the same as {}.
 OPTIONAL_BODIES = {("/v1/rounds/{round_id}/close", "post"), ("/v1/rounds/{round_id}/recall-link", "post")}
-PUBLIC = ("/v1/paytables", "/v1/audit/public-key", "/v1/inbetween/rulesets")
+PUBLIC = ("/v1/paytables", "/v1/audit/public-key", "/v1/inbetween/rulesets", "/v1/friends/")
 # Routes whose success body is not one JSON document: (path, method) -> (media type, error statuses)
 STREAMS: dict[tuple[str, str], tuple[str, set[str]]] = {
     ("/v1/audit/records", "get"): ("application/x-ndjson", {"400", "401", "404", "422", "503"}),
+    ("/v1/friends/tables/{code}/events", "get"): ("text/event-stream", {"400", "401", "404", "429", "503"}),
 }
 REF = "#/components/schemas/"
 
@@ -121,7 +180,13 @@ def test_each_streamed_route_documents_its_media_type_its_problems_and_its_heade
     media, errors = STREAMS[(path, method)]
     op = doc["paths"][path][method]
     assert list(op["responses"]["200"]["content"]) == [media]
+    if media == "application/x-ndjson":  # bytes to a generated client, not one string to parse as JSON
+        schema = op["responses"]["200"]["content"][media]["schema"]
+        assert schema == {"type": "string", "format": "binary", "contentMediaType": media}
     assert errors <= set(op["responses"])
+    if path.startswith(PUBLIC):  # a seat's token or nothing, as every friends' route
+        assert op["security"] == [{}, {"seatToken": []}, {"seatCookie": []}]
+        return
     # Signed like every other route: by the document's security requirement, not by per-operation parameters.
     assert "security" not in op
     assert not {p["name"].lower() for p in op.get("parameters", []) if p["in"] == "header"} & {"x-signature"}
@@ -151,7 +216,8 @@ def test_each_route_documents_its_body_its_success_and_its_problems(
 @pytest.mark.parametrize(("path", "method"), [r for r in ROUTES if not r[0].startswith(PUBLIC)])
 def test_each_signed_route_documents_its_headers(doc: dict[str, Any], path: str, method: str) -> None:
     # Issue 12 replaced the three required signature parameters of every operation by security schemes (a generated
-    # client's signing hook sends them); the POSTs keep Idempotency-Key as a parameter, optional for the same reason.
+    # client's signing hook sends them); the POSTs keep Idempotency-Key as a parameter, required as the server
+    # requires it (issue 28): the caller's key, so a retry repeats it.
     op = doc["paths"][path][method]
     params = {p["name"].lower(): p for p in op.get("parameters", []) if p["in"] == "header"}
     assert not {"x-operator-id", "x-timestamp", "x-signature"} & set(params)
@@ -160,7 +226,7 @@ def test_each_signed_route_documents_its_headers(doc: dict[str, Any], path: str,
     required = {schemes[name]["name"] for requirement in doc["security"] for name in requirement}
     assert required == {"X-Operator-Id", "X-Timestamp", "X-Signature"}
     if method == "post":
-        assert params["idempotency-key"]["required"] is False
+        assert params["idempotency-key"]["required"] is True
         assert "Required by the server" in params["idempotency-key"]["description"]
 
 
@@ -217,9 +283,11 @@ async def test_a_real_game_has_exactly_the_documented_fields(api: Signed, doc: d
 
 def test_the_game_schema_lists_the_actions_by_their_tag(doc: dict[str, Any]) -> None:
     union = doc["components"]["schemas"]["ActionIn"]
-    assert set(union["discriminator"]["mapping"]) == {"call_ace", "call_pair", "bet", "pass"}
+    moves = {"call_ace", "call_pair", "bet", "pass", "split", "keep_pair", "agree_stop", "show", "buy"}
+    assert set(union["discriminator"]["mapping"]) == moves
     statuses = doc["components"]["schemas"]["GameOut"]["properties"]["status"]
-    assert {"awaiting_ace_call", "awaiting_pair_call", "awaiting_bet", "game_over"} <= set(_enum(statuses))
+    waits = {"awaiting_ace_call", "awaiting_pair_call", "awaiting_bet", "awaiting_split", "game_over"}
+    assert waits <= set(_enum(statuses))
 
 
 def _enum(schema: dict[str, Any]) -> list[str]:

@@ -72,7 +72,8 @@ def make_export(path: Path, rounds: int) -> tuple[int, int]:
         for share, paytable, decks, policy in MIX:
             left = round(rounds * share)
             while left > 0:
-                table = TablePlay(settings(paytable, decks=decks, policy=policy, penetration=75), rng)
+                table_settings = settings(paytable, decks=decks, policy=policy, penetration=75)
+                table = TablePlay(table_settings, rng, place=tables)  # written in table_id order, as the spec says
                 mixed_play(rng, min(left, ROUNDS_PER_TABLE), table)
                 table.close()
                 left -= ROUNDS_PER_TABLE

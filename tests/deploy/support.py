@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -103,3 +105,31 @@ def tool(name: str) -> str:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{message}; CI must run this check")
     pytest.skip(message)
+
+
+K8S = DEPLOY / "k8s"
+
+
+@functools.cache
+def built_kustomization(base: Path = K8S) -> tuple[dict[str, Any], ...]:
+    """`kustomize build` of a kustomization; without kustomize, the base's listed files as they are."""
+    kubectl, kustomize = shutil.which("kubectl"), shutil.which("kustomize")
+    if kubectl or kustomize:
+        command = [kubectl, "kustomize", str(base)] if kubectl else [str(kustomize), "build", str(base)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)  # noqa: S603
+        return tuple(d for d in yaml.safe_load_all(done.stdout) if d)
+    listed = load_yaml(base / "kustomization.yaml")["resources"]
+    return tuple(d for name in listed for d in yaml.safe_load_all((base / name).read_text(encoding="utf-8")) if d)
+
+
+def built_one(kind: str, name: str | None = None) -> dict[str, Any]:
+    """The one resource of that kind (and name) in the built base."""
+    found = [d for d in built_kustomization() if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
+    assert len(found) == 1, (kind, name, len(found))
+    return found[0]
+
+
+def pod_containers(deployment: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """A Deployment's containers (the built base's by default), init containers first, by name."""
+    pod = (deployment or built_one("Deployment"))["spec"]["template"]["spec"]
+    return {c["name"]: c for c in [*pod.get("initContainers", []), *pod["containers"]]}

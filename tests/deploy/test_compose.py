@@ -76,7 +76,9 @@ def test_the_service_uses_the_app_role_and_the_migration_job_the_owner() -> None
     assert s["app"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert s["app"]["deploy"]["replicas"] == 2
     init = (DEPLOY / "postgres" / "init-roles.sh").read_text(encoding="utf-8")
-    assert "CREATE ROLE reddog_service LOGIN PASSWORD :'app_password' IN ROLE reddog_app;" in init
+    assert s["migrate"]["environment"]["RD_APP_DB_ROLE"] == "reddog_app_role"
+    assert "CREATE ROLE reddog_app_role NOLOGIN;" in init
+    assert "CREATE ROLE reddog_service LOGIN PASSWORD :'app_password' IN ROLE reddog_app_role;" in init
 
 
 def test_prometheus_scrapes_the_metrics_port_of_every_replica_as_job_reddog() -> None:
@@ -110,3 +112,15 @@ def test_the_replicas_trust_forwarded_headers_from_the_proxy_alone_whose_address
     assert proxy not in ipaddress.ip_network(pool["ip_range"])
     nginx = (DEPLOY / "proxy" / "nginx.conf").read_text(encoding="utf-8")
     assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in nginx  # appends the peer it saw
+
+
+def test_the_replicas_share_a_named_checkpoint_store_volume_apart_from_the_databases() -> None:
+    compose = yaml.safe_load(interpolated(COMPOSE.read_text(encoding="utf-8"), example_env()))
+    app = compose["services"]["app"]
+    store = app["environment"]["RD_CHECKPOINT_STORE"]
+    [mount] = [v for v in app.get("volumes", []) if v.split(":")[1] == store]
+    name = mount.split(":")[0]
+    assert name in compose["volumes"]  # a named volume: it outlives the containers, and both replicas mount it
+    assert all(name not in v for v in compose["services"]["postgres"].get("volumes", []))
+    # A new named volume starts as the image's directory: there, the image's user owns it.
+    assert f"install -d -o reddog -g reddog -m 0750 {store}" in (DEPLOY / "Dockerfile").read_text(encoding="utf-8")

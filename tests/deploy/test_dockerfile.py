@@ -5,7 +5,11 @@ from __future__ import annotations
 import fnmatch
 import re
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
+import yaml
 
 from tests.deploy.support import DEPLOY, ROOT, tool
 
@@ -76,3 +80,30 @@ def test_every_copied_path_exists_and_is_let_through_by_the_dockerignore() -> No
             if fnmatch.fnmatch(source.rstrip("/"), body):
                 included = negated
         assert included, f"{source} is excluded from the build context"
+
+
+def test_the_image_carries_the_revision_it_is_built_from_in_rd_git_revision() -> None:
+    runtime = stages()[-1]
+    (declared,) = [i for i, (name, args) in enumerate(runtime) if name == "ARG" and args.startswith("RD_GIT_REVISION")]
+    (set_at,) = [i for i, (name, args) in enumerate(runtime) if name == "ENV" and "RD_GIT_REVISION=" in args]
+    assert "RD_GIT_REVISION=${RD_GIT_REVISION}" in runtime[set_at][1].split()
+    assert declared < set_at  # an ARG reaches only the instructions after it
+    (installed,) = [i for i, (name, args) in enumerate(runtime) if name == "COPY" and args.startswith("--from=build")]
+    assert installed < declared, "a new commit must not rebuild the virtualenv's layer"
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+    assert compose["services"]["migrate"]["build"]["args"] == {"RD_GIT_REVISION": "${RD_GIT_REVISION:-}"}
+
+
+@pytest.mark.parametrize(("given", "recorded"), [("", "unknown"), ("0123abc", "0123abc")])
+def test_the_revision_recorded_at_start_is_the_build_args_or_unknown_in_an_image_without_git(
+    given: str, recorded: str
+) -> None:
+    # As in the image: no git on PATH to ask; an image built without the build arg has RD_GIT_REVISION="".
+    script = (
+        "from service.chains.system_chain import git_revision; from service.settings import from_env;"
+        f" print(git_revision(from_env({{'RD_GIT_REVISION': {given!r}}})))"
+    )
+    done = subprocess.run(  # noqa: S603 - this Python on a fixed script
+        [sys.executable, "-c", script], env={"PATH": ""}, cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == recorded

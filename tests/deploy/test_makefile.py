@@ -86,3 +86,23 @@ def test_make_test_runs_a_worker_per_core_and_never_fewer_than_two(tmp_path: Pat
     (tmp_path / "nproc").write_text(f"#!/bin/sh\necho {cores}\n")  # a machine with `cores` cores
     (tmp_path / "nproc").chmod(0o755)
     assert _dry_run_of_make_test(tmp_path) == [f".venv/bin/python -m pytest -n {workers}"]
+
+
+def test_make_image_builds_with_the_checkouts_revision() -> None:
+    make, git = shutil.which("make"), shutil.which("git")
+    assert make is not None
+    assert git is not None
+    head = subprocess.run([git, "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)  # noqa: S603
+    built = subprocess.run(  # noqa: S603 - DOCKER=echo prints the build command make would run
+        [make, "-s", "image", "DOCKER=echo"], cwd=ROOT, env=OUTSIDE_MAKE, capture_output=True, text=True, check=True
+    )
+    assert built.stdout.split() == [
+        "build",
+        "-f",
+        "deploy/Dockerfile",
+        "--build-arg",
+        f"RD_GIT_REVISION={head.stdout.strip()}",
+        "-t",
+        "reddog:local",
+        ".",
+    ]

@@ -50,7 +50,7 @@ def test_the_compose_prometheus_config_loads_the_rules_it_mounts(tmp_path: Path)
     copy.write_text(yaml.safe_dump(config), encoding="utf-8")
     done = promtool("check", "config", str(copy))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "35 rules found" in done.stdout
+    assert "40 rules found" in done.stdout
 
 
 def test_the_kubernetes_prometheusrule_is_the_rules_file() -> None:

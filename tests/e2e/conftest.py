@@ -20,7 +20,7 @@ Sample = tuple[str, frozenset[tuple[str, str]]]
 
 @pytest.fixture(scope="session")
 async def served_database(database_server: str) -> AsyncIterator[str]:
-    """Migrated by its owner; the served process connects as a login in reddog_app, as in production."""
+    """Migrated by its owner; the served process connects as a login in the app role, as in production."""
     async with verified_scratch_database(database_server) as database:
         yield database.app_url
 

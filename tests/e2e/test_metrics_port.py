@@ -13,7 +13,7 @@ from tests.support.client import Signed
 from tests.support.served import Served
 
 CURRENCY = "DKK"  # a currency no other test plays: no other test's money shares these series
-MONEY = {"paytable": "standard/v1", "currency": CURRENCY, "mode": "test"}
+MONEY = {"paytable": "standard/v1", "decks": "1", "currency": CURRENCY, "mode": "test"}
 ROUNDS = {"paytable": "standard/v1", "decks": "1", "mode": "test"}
 # Audit records of the table and its seven rounds, event by event (see tests/support/every_outcome.py):
 #   every round: shoe_shuffled, round_opened, two posts dealt, shoe_revealed once it ends;

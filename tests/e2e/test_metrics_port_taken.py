@@ -38,6 +38,7 @@ def test_a_taken_default_metrics_port_gives_way_to_a_free_one_that_is_printed(
     with held(DEFAULT), served(served_database, tmp_path, env={"RD_METRICS_PORT": ""}) as server:
         printed = re.search(r"metrics on http://127\.0\.0\.1:(\d+)/metrics", server.log.read_text())
         assert printed is not None, server.log.read_text()
+        assert "try: .venv/bin/reddog play" in server.log.read_text()  # development's banner: text, with its hint
         port = int(printed.group(1))
         assert port != DEFAULT
         assert "reddog_db_pool_size" in httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text

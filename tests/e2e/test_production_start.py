@@ -5,6 +5,7 @@ until `reddog migrate` has run as the tables' owner (MIGRATE_DATABASE_URL), then
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -53,7 +54,7 @@ async def test_a_new_release_is_unready_until_the_migration_job_has_applied_its_
     }
     async with scratch_database(database_server) as url:
         await as_before_migration_006(url)
-        # Production serves as a login in reddog_app (never the owner); the migration job runs as the owner.
+        # Production serves as a login in the app role (never the owner); the migration job runs as the owner.
         app_url = login_url(url, TEST_LOGIN, TEST_LOGIN_PASSWORD)
         with served(app_url, tmp_path / "served", wait_for="/health/live", env=production) as server:
             async with httpx.AsyncClient(base_url=server.api_url, timeout=5) as client:
@@ -61,3 +62,5 @@ async def test_a_new_release_is_unready_until_the_migration_job_has_applied_its_
                 assert (unready.status_code, unready.json()) == (503, {"status": "migrations pending"})
                 assert await migration_job(url) == 0
                 assert (await client.get("/health/ready")).json() == {"status": "ready"}
+        # One worker, serving in the process that started it: its stdout and stderr (one file here) are JSON too.
+        assert all(isinstance(json.loads(line), dict) for line in server.log.read_bytes().splitlines())

@@ -3,25 +3,22 @@ and its RTP rule gives the figure the report endpoint reads from the database.""
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
-from typing import TypeVar
 
 import pytest
 
 from tests.deploy.support import tool
 from tests.support import every_outcome as hand
 from tests.support.client import Signed
-from tests.support.prometheus import Prometheus, prometheus
+from tests.support.prometheus import Prometheus, prometheus, until, value
 from tests.support.served import Served
 
-T = TypeVar("T")
 CURRENCY = "NOK"  # a currency no other test plays, so these series hold only this test's rounds
-SERIES = f'{{paytable="standard/v1",currency="{CURRENCY}",mode="test"}}'
+SERIES = f'{{paytable="standard/v1",decks="1",currency="{CURRENCY}",mode="test"}}'
 
 
 @pytest.fixture
@@ -29,22 +26,6 @@ def scraping(server: Served, tmp_path: Path) -> Iterator[Prometheus]:
     target = server.metrics_url.removeprefix("http://").removesuffix("/metrics")
     with prometheus(tool("prometheus"), target, tmp_path) as running:
         yield running
-
-
-async def until(check: Callable[[], T | None], what: str, seconds: float = 30) -> T:
-    """Poll until `check` gives a value: Prometheus scrapes and evaluates every half second."""
-    for _ in range(int(seconds / 0.1)):
-        found = check()
-        if found is not None:
-            return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"Prometheus never showed {what} within {seconds} s")
-
-
-def value(p: Prometheus, expr: str) -> float | None:
-    result = p.query(expr)
-    assert len(result) <= 1, result
-    return result[0][1] if result else None
 
 
 async def test_the_rtp_recording_rule_gives_the_figure_of_the_report_endpoint(

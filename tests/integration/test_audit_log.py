@@ -36,7 +36,7 @@ from service.db.migrate import apply_migrations, migration_files
 from shoe.shoe import Reveal, verify_reveal
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
-from tests.support.scratch import scratch_database
+from tests.support.scratch import TEST_APP_ROLE, scratch_database
 
 E = TypeVar("E")
 
@@ -302,14 +302,14 @@ async def test_the_audit_log_refuses_update_delete_and_truncate(
 async def test_the_app_role_may_only_insert_and_select_audit_records(
     db: asyncpg.Connection, privilege: str, granted: bool
 ) -> None:
-    assert await db.fetchval("SELECT count(*) FROM pg_roles WHERE rolname = 'reddog_app'") == 1
-    assert await db.fetchval("SELECT has_table_privilege('reddog_app', 'audit_log', $1)", privilege) is granted
+    assert await db.fetchval("SELECT role_name FROM app_role") == TEST_APP_ROLE
+    assert await db.fetchval("SELECT has_table_privilege($1, 'audit_log', $2)", TEST_APP_ROLE, privilege) is granted
 
 
 async def test_the_app_role_is_refused_an_update_before_any_trigger_runs(api: Signed, db: asyncpg.Connection) -> None:
     table_id = UUID((await api.table())["table_id"])
     async with db.transaction():
-        await db.execute("SET LOCAL ROLE reddog_app")
+        await db.execute(f"SET LOCAL ROLE {TEST_APP_ROLE}")
         assert await db.fetchval("SELECT count(*) FROM audit_log WHERE table_id = $1", table_id) == 1
         with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError, match="permission denied"):
             async with db.transaction():  # a savepoint, so the outer transaction can go on to RESET
@@ -330,7 +330,9 @@ async def test_two_concurrent_migration_runs_on_a_fresh_database_apply_each_vers
     async with scratch_database(database_server, migrate=False) as url:
         first, second = await asyncpg.connect(url), await asyncpg.connect(url)
         try:
-            results = await asyncio.gather(apply_migrations(first), apply_migrations(second))
+            results = await asyncio.gather(
+                apply_migrations(first, app_role=TEST_APP_ROLE), apply_migrations(second, app_role=TEST_APP_ROLE)
+            )
             assert sorted(results) == [[], versions]
             found = await first.fetch("SELECT version FROM schema_migrations ORDER BY version")
             assert [r["version"] for r in found] == versions

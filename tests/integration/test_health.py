@@ -4,14 +4,18 @@ release ships has been applied. The service's role may read what readiness and t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from uuid import UUID
 
 import asyncpg
 import pytest
 
+from service.db.app_login import login_url
 from service.db.migrate import migration_files
 from tests.conftest import make_settings
 from tests.support.live import live
-from tests.support.scratch import scratch_database
+from tests.support.scratch import TEST_APP_ROLE, TEST_LOGIN, TEST_LOGIN_PASSWORD, scratch_database
+
+ROUND = {"bets": [{"player_id": "p1", "ante": 10}]}
 
 
 @pytest.fixture
@@ -54,4 +58,39 @@ async def test_the_old_unversioned_probes_are_gone(own_database: str) -> None:
 async def test_the_app_role_reads_the_migrations_and_adds_figures_but_never_rewrites_them(
     db: asyncpg.Connection, table: str, privilege: str, granted: bool
 ) -> None:
-    assert await db.fetchval("SELECT has_table_privilege('reddog_app', $1, $2)", table, privilege) is granted
+    assert await db.fetchval("SELECT has_table_privilege($1, $2, $3)", TEST_APP_ROLE, table, privilege) is granted
+
+
+async def test_a_database_that_only_reads_is_no_writable_primary_and_its_writes_are_retryable_503s(
+    own_database: str,
+) -> None:
+    """What the service meets on a standby (or a primary set read-only): ready says there is no writable primary,
+    a write is refused as a retryable 503, never a 500; it serves again once the database takes writes."""
+    async with live(make_settings(login_url(own_database, TEST_LOGIN, TEST_LOGIN_PASSWORD))) as server:
+        table = await server.api.table(name="read-only")
+        owner = await asyncpg.connect(own_database)
+        name = await owner.fetchval("SELECT current_database()")
+        try:
+            await owner.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+            await owner.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND usename = $2",
+                name,
+                TEST_LOGIN,
+            )
+            not_ready = await server.api.client.get("/health/ready")
+            assert (not_ready.status_code, not_ready.json()) == (503, {"status": "no writable primary"})
+            refused = await server.api.post(f"/v1/tables/{table['table_id']}/rounds", ROUND)
+            assert refused.status_code == 503, refused.text
+            assert (refused.json()["code"], refused.json()["retryable"]) == ("SERVICE_UNAVAILABLE", True)
+            assert await owner.fetchval("SELECT count(*) FROM rounds WHERE table_id = $1", UUID(table["table_id"])) == 0
+            await owner.execute(f'ALTER DATABASE "{name}" RESET default_transaction_read_only')
+            await owner.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND usename = $2",
+                name,
+                TEST_LOGIN,
+            )
+        finally:
+            await owner.close()
+        assert (await server.api.client.get("/health/ready")).json() == {"status": "ready"}
+        played = await server.api.post(f"/v1/tables/{table['table_id']}/rounds", ROUND)
+        assert played.status_code == 201, played.text

@@ -16,6 +16,7 @@ from service.settings import Settings
 from service.use_cases import inbetween_use_cases
 from service.use_cases.inbetween_use_cases import GameView, NewGame
 from tests.support.clock import ManualClock
+from tests.support.scratch import TEST_APP_ROLE
 
 
 @pytest.mark.parametrize(
@@ -25,11 +26,12 @@ from tests.support.clock import ManualClock
 async def test_the_app_role_may_read_write_and_update_games_but_never_delete_one(
     db: asyncpg.Connection, privilege: str, granted: bool
 ) -> None:
-    assert await db.fetchval("SELECT has_table_privilege('reddog_app', 'inbetween_games', $1)", privilege) is granted
+    found = await db.fetchval("SELECT has_table_privilege($1, 'inbetween_games', $2)", TEST_APP_ROLE, privilege)
+    assert found is granted
 
 
 async def _as_app_role(conn: asyncpg.Connection) -> None:
-    await conn.execute("SET ROLE reddog_app")
+    await conn.execute(f"SET ROLE {TEST_APP_ROLE}")
 
 
 async def test_a_game_is_started_and_played_by_a_connection_in_the_app_role(
@@ -44,7 +46,8 @@ async def test_a_game_is_started_and_played_by_a_connection_in_the_app_role(
             rounds=5,
             seats=(SeatSpec(player_id="a"), SeatSpec(player_id="b")),
             test=True,
-            forced_cards=("4S", "JH"),
+            # a's posts forced too: a live pair side by side would pass a's turn at once and hand it back to b
+            forced_cards=("4S", "JH", "3D", "QC"),
         )
         started = await run(runner, "op-role", lambda unit: inbetween_use_cases.create_game(unit, new))
         game_id = UUID(started.game.game_id)
@@ -54,7 +57,7 @@ async def test_a_game_is_started_and_played_by_a_connection_in_the_app_role(
             lambda unit: inbetween_use_cases.act(unit, game_id, PassTurn(player_id="b"), started.version),
         )
         assert isinstance(moved, GameView)  # run without a key: a Locked unit, which never replays
-        assert await pool.fetchval("SELECT current_user") == "reddog_app"
+        assert await pool.fetchval("SELECT current_user") == TEST_APP_ROLE
     finally:
         await pool.close()
     assert (started.game.to_act, moved.game.to_act) == ("b", "a")

@@ -1,8 +1,10 @@
-"""The privilege split: the service runs as a login in reddog_app that can play rounds and nothing more."""
+"""The privilege split: the service runs as a login in its deployment's app role that can play rounds and nothing
+more."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import subprocess
@@ -24,7 +26,7 @@ from service.settings import Settings
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.client import Signed
 from tests.support.live import live
-from tests.support.scratch import TEST_LOGIN, Database, scratch_database
+from tests.support.scratch import TEST_APP_ROLE, TEST_LOGIN, Database, scratch_database
 
 STRONG = "s" * 32  # a production-sized operator secret
 
@@ -37,12 +39,12 @@ async def app_db(database: Database) -> AsyncIterator[asyncpg.Connection]:
     await conn.close()
 
 
-async def test_the_app_under_test_connects_as_a_login_in_reddog_app_that_passes_the_start_up_check(
+async def test_the_app_under_test_connects_as_a_login_in_the_app_role_that_passes_the_start_up_check(
     settings: Settings,
 ) -> None:
     async with live(settings) as server, server.pool.acquire() as conn:
         assert await conn.fetchval("SELECT current_user") == TEST_LOGIN
-        assert await conn.fetchval("SELECT pg_has_role('reddog_app', 'MEMBER')") is True
+        assert await conn.fetchval("SELECT pg_has_role($1, 'MEMBER')", TEST_APP_ROLE) is True
         assert await unsafe_role(conn) is None
 
 
@@ -115,15 +117,16 @@ async def fresh_login(db: asyncpg.Connection) -> AsyncIterator[str]:
     await db.execute(f"DROP ROLE IF EXISTS {name}")
 
 
-async def test_migrating_with_an_app_password_makes_a_login_in_reddog_app_that_may_serve(
+async def test_migrating_with_an_app_password_makes_a_login_in_the_app_role_that_may_serve(
     database: Database, db: asyncpg.Connection, fresh_login: str
 ) -> None:
     password = secrets.token_hex(16)
     await apply_migrations(db, app_login=(fresh_login, password))
     role = await db.fetchrow(
-        "SELECT rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, pg_has_role(rolname, 'reddog_app', 'MEMBER') AS app"
+        "SELECT rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, pg_has_role(rolname, $2, 'MEMBER') AS app"
         " FROM pg_roles WHERE rolname = $1",
         fresh_login,
+        TEST_APP_ROLE,
     )
     assert role is not None
     assert dict(role) == {
@@ -151,7 +154,7 @@ async def test_the_app_login_function_refuses_to_hand_the_migrating_superuser_a_
     db: asyncpg.Connection,
 ) -> None:
     name = await db.fetchval("SELECT current_user")
-    with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError, match="could do more than reddog_app"):
+    with pytest.raises(asyncpg.exceptions.InsufficientPrivilegeError, match=f"could do more than {TEST_APP_ROLE}"):
         await ensure_app_login(db, name, "a-new-password")
     with pytest.raises(asyncpg.exceptions.RaiseError, match="never a password"):
         await db.execute("SELECT reddog_app_login('reddog_x', 'plain text')")
@@ -203,8 +206,10 @@ def test_serve_refuses_in_one_line_to_run_as_the_owner_outside_development(datab
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("reddog: refusing to serve: the database role ")
-    assert "is a superuser" in lines[0]
+    refusal = json.loads(lines[0])  # production: every line on stderr is one JSON object
+    assert (refusal["event"], refusal["level"]) == ("refusing_to_serve", "error")
+    assert refusal["message"].startswith("reddog: refusing to serve: the database role ")
+    assert "is a superuser" in refusal["message"]
 
 
 def test_in_development_the_owner_is_only_warned_about(database: Database, capsys: pytest.CaptureFixture[str]) -> None:
@@ -225,6 +230,7 @@ async def test_the_migrate_command_uses_migrate_database_url_as_owner_and_makes_
             "DATABASE_URL": "postgresql://nobody@127.0.0.1:1/unused",  # the service's URL: not for migrating
             "RD_APP_DB_USER": fresh_login,
             "RD_APP_DB_PASSWORD": "a-password-from-the-environment",
+            "RD_APP_DB_ROLE": TEST_APP_ROLE,  # a fresh database's default would be a role of its own, left behind
         }
         done = await asyncio.to_thread(
             subprocess.run,
@@ -237,7 +243,7 @@ async def test_the_migrate_command_uses_migrate_database_url_as_owner_and_makes_
         )
         assert done.returncode == 0, done.stderr
         assert "003_least_privilege" in done.stdout
-        assert await db.fetchval("SELECT pg_has_role($1, 'reddog_app', 'MEMBER')", fresh_login) is True
+        assert await db.fetchval("SELECT pg_has_role($1, $2, 'MEMBER')", fresh_login, TEST_APP_ROLE) is True
 
 
 async def test_the_app_itself_refuses_the_owner_outside_development_however_it_is_started(database: Database) -> None:

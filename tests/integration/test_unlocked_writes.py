@@ -82,9 +82,8 @@ async def test_a_table_changed_between_the_read_and_the_write_makes_the_request_
     links = await audit_sql.select_chain(db, table_id)
     assert verify_links(str(table_id), links).ok
     assert [link.seq for link in links] == list(range(1, len(links) + 1))
-    stored = await db.fetchrow("SELECT status_code, response FROM idempotency_keys WHERE key = $1", key.key)
-    assert stored is not None
-    assert (stored["status_code"], stored["response"]) == (201, reply.body)
+    stored = await keys.select_key(db, operator, key.key)
+    assert (stored.status_code, stored.response) == (201, reply.body)
 
 
 async def test_an_unlocked_write_waits_for_a_key_another_request_holds_without_holding_the_table_then_replays(

@@ -52,11 +52,15 @@ def settings(
 class TablePlay:
     """One table's life: its records, chained as the service chains them."""
 
-    def __init__(self, table_settings: TableSettings, rng: random.Random, *, operator: str = "op-test") -> None:
+    def __init__(
+        self, table_settings: TableSettings, rng: random.Random, *, operator: str = "op-test", place: int | None = None
+    ) -> None:
         self.settings = table_settings
         self.rng = rng
         self.operator = operator
         self.table_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        if place is not None:  # the id begins with the table's place, so tables made in place order are in id order
+            self.table_id = f"{place:08x}{self.table_id[8:]}"
         self.now = START
         self.links: list[Link] = []
         self.records: list[Record[Event]] = []
@@ -203,9 +207,9 @@ def line_of(link: Link, record: Record[Event]) -> RecordLine:
 
 
 def export(tables: list[TablePlay]) -> list[Line]:
-    """A whole export file's lines."""
+    """A whole export file's lines, the tables in table_id order as the spec says."""
     lines: list[Line] = [ExportHeader(exported_at=START)]
-    for table in tables:
+    for table in sorted(tables, key=lambda t: t.table_id):
         lines.extend(table.lines())
     records = sum(len(t.links) for t in tables)
     lines.append(ExportEnd(tables=len(tables), records=records))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 from playwright.async_api import Browser, Page, Route, async_playwright
@@ -48,9 +49,12 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
-async def serve(page: Page, client: httpx.AsyncClient, *, rewrite: dict[bytes, bytes] | None = None) -> list[str]:
+async def serve(
+    page: Page, client: httpx.AsyncClient, *, rewrite: dict[bytes, bytes] | None = None, forward: bool = False
+) -> list[str]:
     """Route the page's requests: ORIGIN's go to `client`, the rest are aborted. Returns the list of every URL the
-    page asked for (to prove what it did not fetch). `rewrite` replaces bytes in the responses (a tampered page)."""
+    page asked for (to prove what it did not fetch). `rewrite` replaces bytes in the responses (a tampered page);
+    `forward` passes on the page's request headers and body too (a page that signs its requests)."""
     asked: list[str] = []
 
     async def handle(route: Route) -> None:
@@ -59,7 +63,10 @@ async def serve(page: Page, client: httpx.AsyncClient, *, rewrite: dict[bytes, b
         if not url.startswith(ORIGIN + "/"):
             await route.abort()
             return
-        response = await client.request(route.request.method, url.removeprefix(ORIGIN))
+        sent: dict[str, Any] = {}
+        if forward:
+            sent = {"headers": await route.request.all_headers(), "content": route.request.post_data_buffer}
+        response = await client.request(route.request.method, url.removeprefix(ORIGIN), **sent)
         content = response.content
         for old, new in (rewrite or {}).items():
             content = content.replace(old, new)

@@ -1,4 +1,4 @@
-"""Private databases for tests: migrated by their owner, served to the app under test as a login in reddog_app."""
+"""Private databases for tests: migrated by their owner, served to the app under test as a login in the app role."""
 
 from __future__ import annotations
 
@@ -12,33 +12,40 @@ import msgspec
 from service.chains.audit_verify import DatabaseReport, verify_database
 from service.db.app_login import login_url
 from service.db.migrate import apply_migrations
+from service.role_names import default_app_role
 from tests.support.database import fresh_database_name, with_database
 
 # The tests' app login. Roles belong to the whole server, so it is made once per server and shared by every run
 # (and every engineer's run) on it; it is never altered afterwards, so concurrent runs cannot collide on it.
 TEST_LOGIN = "reddog_test_app"
 TEST_LOGIN_PASSWORD = "reddog-test-app"
+# The scratch databases' app role (RD_APP_DB_ROLE), shared the same way: one role made once per server, not one left
+# behind by each database a run makes. Tests of one role per deployment make and drop their own.
+TEST_APP_ROLE = "reddog_test_app_role"
 
 
 class Database(msgspec.Struct, frozen=True, kw_only=True):
     """One test database, reached two ways."""
 
     owner_url: str  # the server's superuser, who ran the migrations: for a test's own setup and inspection
-    app_url: str  # a login in reddog_app and nothing more: what every app under test connects as
+    app_url: str  # a login in the app role and nothing more: what every app under test connects as
 
 
 async def ensure_test_login(conn: asyncpg.Connection) -> None:
-    """The shared test login, a member of reddog_app (what an operator creates by hand, docs/operations.md)."""
+    """The shared test login, a member of the test app role (what an operator creates by hand, docs/operations.md);
+    the migrations have made the role."""
     member = await conn.fetchval(
-        "SELECT pg_has_role(rolname, 'reddog_app', 'MEMBER') FROM pg_roles WHERE rolname = $1", TEST_LOGIN
+        "SELECT pg_has_role(rolname, $2, 'MEMBER') FROM pg_roles WHERE rolname = $1", TEST_LOGIN, TEST_APP_ROLE
     )
     if member:
         return
     try:
         if member is None:
-            await conn.execute(f"CREATE ROLE {TEST_LOGIN} LOGIN PASSWORD '{TEST_LOGIN_PASSWORD}' IN ROLE reddog_app")
+            await conn.execute(
+                f"CREATE ROLE {TEST_LOGIN} LOGIN PASSWORD '{TEST_LOGIN_PASSWORD}' IN ROLE {TEST_APP_ROLE}"
+            )
         else:
-            await conn.execute(f"GRANT reddog_app TO {TEST_LOGIN}")
+            await conn.execute(f"GRANT {TEST_APP_ROLE} TO {TEST_LOGIN}")
     except (asyncpg.exceptions.DuplicateObjectError, asyncpg.exceptions.UniqueViolationError):
         pass  # another run made it at the same moment
 
@@ -56,7 +63,7 @@ async def scratch_database(server_url: str, *, migrate: bool = True) -> AsyncIte
             if migrate:
                 conn = await asyncpg.connect(url)
                 try:
-                    await apply_migrations(conn)
+                    await apply_migrations(conn, app_role=TEST_APP_ROLE)
                     await ensure_test_login(conn)
                 finally:
                     await conn.close()
@@ -64,6 +71,9 @@ async def scratch_database(server_url: str, *, migrate: bool = True) -> AsyncIte
         finally:
             if not os.environ.get("KEEP_TEST_DB"):
                 await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                # The role `reddog migrate` makes for a database migrated without RD_APP_DB_ROLE: with its only
+                # privileges gone with the database, nothing is left of this database on the server.
+                await admin.execute(f"DROP ROLE IF EXISTS {default_app_role(name)}")
     finally:
         await admin.close()
 

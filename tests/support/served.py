@@ -25,7 +25,8 @@ class Served(msgspec.Struct, frozen=True, kw_only=True):
     api_url: str
     metrics_url: str
     pid: int
-    log: Path
+    log: Path  # its stdout, and its stderr too unless `errors` is set
+    errors: Path | None = None  # its stderr, when kept apart
 
 
 def free_port() -> int:
@@ -55,8 +56,10 @@ def served(
     workers: int = 1,
     wait_for: str = "/health/ready",
     env: dict[str, str] | None = None,
+    stderr_apart: bool = False,
 ) -> Iterator[Served]:
-    """Start the server on free ports against `database_url`; wait until `wait_for` answers 200; stop it after."""
+    """Start the server on free ports against `database_url`; wait until `wait_for` answers 200; stop it after.
+    `stderr_apart`: its stderr to a file of its own (server.err) rather than with its stdout."""
     port, metrics_port = free_port(), free_port()
     settings = {
         "DATABASE_URL": database_url,
@@ -74,9 +77,11 @@ def served(
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("RD_", "PROMETHEUS_MULTIPROC"))}
     data_dir.mkdir(parents=True, exist_ok=True)
     api_url, log = f"http://127.0.0.1:{port}", data_dir / "server.log"
+    errors = data_dir / "server.err" if stderr_apart else None
     command = [sys.executable, "-m", "service.cli.cli", "serve"]
-    with running(command, {**clean, **settings}, api_url=api_url, log=log, wait_for=wait_for) as pid:
-        yield Served(api_url=api_url, metrics_url=f"http://127.0.0.1:{metrics_port}/metrics", pid=pid, log=log)
+    with running(command, {**clean, **settings}, api_url=api_url, log=log, wait_for=wait_for, errors=errors) as pid:
+        metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
+        yield Served(api_url=api_url, metrics_url=metrics_url, pid=pid, log=log, errors=errors)
 
 
 @contextlib.contextmanager
@@ -88,13 +93,15 @@ def running(
     log: Path,
     wait_for: str = "/health/ready",
     cwd: Path = ROOT,
+    errors: Path | None = None,
 ) -> Iterator[int]:
-    """Run a server's `command` with exactly `env`, its output to `log`; wait until `wait_for` answers 200; yield its
-    pid; stop it with SIGTERM after."""
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)  # noqa: S603
+    """Run a server's `command` with exactly `env`, its output to `log` (its stderr to `errors` when given); wait
+    until `wait_for` answers 200; yield its pid; stop it with SIGTERM after."""
+    with log.open("wb") as out, contextlib.ExitStack() as files:
+        err = files.enter_context(errors.open("wb")) if errors is not None else subprocess.STDOUT
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=err)  # noqa: S603
     try:
-        _wait_ready(f"{api_url}{wait_for}", process, log)
+        _wait_ready(f"{api_url}{wait_for}", process, errors or log)
         yield process.pid
     finally:
         process.send_signal(signal.SIGTERM)

@@ -9,7 +9,7 @@ import msgspec
 
 from paytables.inbetween import inbetween_rules
 from paytables.inbetween.inbetween_actions import CallAce, CallPair, InBetweenAction, PassTurn, PlaceBet
-from paytables.inbetween.inbetween_events import AceCall, InBetweenEvent, PairCall, SeatSpec
+from paytables.inbetween.inbetween_events import AceCall, InBetweenChipsBought, InBetweenEvent, PairCall, SeatSpec
 from paytables.inbetween.inbetween_game import InBetweenStep, act, advance, start_game
 from paytables.inbetween.inbetween_rules import RuleSet
 from paytables.inbetween.inbetween_state import GameStatus
@@ -39,7 +39,7 @@ class Table:
             game_id="g1",
             ruleset=self.rules,
             ante=ante,
-            rounds=self.rules.terms.rounds[0] if rounds is None else rounds,
+            rounds=self.rules.default_rounds if rounds is None else rounds,
             seats=[SeatSpec(player_id=f"p{i}") for i in range(players)],
             dealer=dealer,
             shoe=shoe,
@@ -97,5 +97,6 @@ class Table:
     def _record(self, step: InBetweenStep) -> InBetweenStep:
         self.game, self.shoe = step.game, step.shoe
         self.events.extend(step.events)
-        assert self.game.total_chips == len(self.game.seats) * self.rules.terms.starting_chips
+        bought = sum(e.amount for e in self.events if isinstance(e, InBetweenChipsBought))  # counted from the records
+        assert self.game.total_chips == len(self.game.seats) * self.rules.terms.starting_chips + bought
         return step

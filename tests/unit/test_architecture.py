@@ -24,7 +24,9 @@ AUDIT_READERS = {
     "audit/round_checks.py",
     "audit/shoe_checks.py",
     "audit/replay_stats.py",
+    "audit/round_fast.py",  # the usual round re-run as the game core would: its events, its rules
     "audit/game_fold.py",  # folds In Between records through the game's reducer, as replay does Red Dog's
+    "audit/game_replay.py",  # re-plays In Between games through their engine, as replay re-runs Red Dog rounds
 }
 
 

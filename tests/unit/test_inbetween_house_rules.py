@@ -21,7 +21,8 @@ from paytables.inbetween.inbetween_events import (
     TurnOutcome,
 )
 from paytables.inbetween.inbetween_state import GameStatus
-from tests.unit.inbetween_oracle import HOUSE_RULES, RULESET_IDS
+from tests.unit.inbetween_oracle import FIRST_RELEASES as RULESET_IDS
+from tests.unit.inbetween_oracle import HOUSE_RULES
 from tests.unit.inbetween_table import Table
 
 ANTES = [r for r in RULESET_IDS if not HOUSE_RULES[r].banker]

@@ -7,6 +7,7 @@ import hashlib
 import tomllib
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from paytables.inbetween import inbetween_rules
@@ -16,6 +17,7 @@ from paytables.inbetween.inbetween_rules import (
     PairPays,
     PostPenalty,
     RuleSetError,
+    RuleTerms,
     load_file,
     parse,
 )
@@ -40,7 +42,7 @@ banking = { rule = "antes" }
 """
 
 
-def test_the_released_rule_sets_are_the_five_we_pinned() -> None:
+def test_the_released_rule_sets_are_exactly_the_ones_we_pinned() -> None:
     assert sorted(inbetween_rules.released()) == sorted(RULESET_IDS)
 
 
@@ -67,6 +69,34 @@ def test_a_nested_rule_with_chips_is_hashed_with_its_fields_sorted_too() -> None
         '"post":"bet","rounds":[5,10,15],"starting_chips":1000}'
     )
     assert hashlib.sha256(by_hand.encode()).hexdigest() == RELEASED_SHA256["inbetween/home/v1"]
+
+
+def test_a_new_term_is_hashed_under_its_own_name_and_a_term_at_its_default_is_left_out() -> None:
+    # home/v2 sets `first_dealer` and `pass`; its other new terms are at their defaults and are not in the JSON.
+    by_hand = (
+        '{"adjacent":{"chips":1,"rule":"lose"},"antes":[5,10,20],"banking":{"rule":"antes"},"first_ace":"high",'
+        '"first_dealer":"highest_card","id":"inbetween/home/v2","max_players":8,"min_bet":"one","min_players":2,'
+        '"pair":{"chips":2,"rule":"pays"},"pass":"never","post":"bet","rounds":[5,10,15],"starting_chips":1000}'
+    )
+    assert hashlib.sha256(by_hand.encode()).hexdigest() == RELEASED_SHA256["inbetween/home/v2"]
+    assert inbetween_rules.get("inbetween/home/v2").sha256 == RELEASED_SHA256["inbetween/home/v2"]
+
+
+def test_a_new_term_written_at_its_default_hashes_as_if_it_were_absent() -> None:
+    spelled_out = NEPAL_TOML + 'direction = "left"\npass = "allowed"\nfirst_dealer = "seat"\nfirst_round_bet = "pot"\n'
+    assert parse(spelled_out, "x").sha256 == RELEASED_SHA256["inbetween/nepal/v1"]
+
+
+def test_the_docs_list_every_term_with_the_page_it_comes_from_and_every_release() -> None:
+    text = (ROOT / "docs" / "inbetween.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| `")}
+    names = [field.encode_name for field in msgspec.structs.fields(RuleTerms) if field.name != "id"]
+    for name in names:
+        row = next((r for first, r in rows.items() if f"`{name}`" in first), None)
+        assert row is not None, f"docs/inbetween.md has no row for the term {name}"
+        assert any(page in row.split("|")[3] for page in ("pagat", "home", "Nepali")), row
+    for ruleset_id in RULESET_IDS:
+        assert f"| `{ruleset_id.removeprefix('inbetween/')}`" in text, ruleset_id
 
 
 def test_layout_comments_and_the_description_do_not_change_the_hash() -> None:
@@ -110,6 +140,19 @@ BANKER = 'banking = { rule = "dealer", stake_antes = 10, orbits = 2 }'
         ({'id = "inbetween/nepal/v1"': 'id = "nepal/v1"'}, "id"),
         ({'description = "test copy"': "description = 3"}, "description"),
         ({"antes = [5, 10, 20]": "antes = [5, 10"}, "bad.toml"),
+        ({"rounds = [5, 10, 15]": "rounds = [5, 10, 15]\ndefault_rounds = 7"}, "default_rounds"),
+        ({"rounds = [5, 10, 15]": 'rounds = [5, 10, 15]\ndirection = "up"'}, "direction"),
+        ({"rounds = [5, 10, 15]": 'rounds = [5, 10, 15]\npass = "sometimes"'}, "pass"),
+        ({"rounds = [5, 10, 15]": 'rounds = [5, 10, 15]\nfirst_dealer = "oldest"'}, "first_dealer"),
+        ({"rounds = [5, 10, 15]": 'rounds = [5, 10, 15]\nfirst_round_bet = "third_pot"'}, "first_round_bet"),
+        (
+            {'banking = { rule = "antes" }': BANKER, 'pair = { rule = "call" }': 'pair = { rule = "return_ante" }'},
+            "ante",
+        ),
+        (
+            {'banking = { rule = "antes" }': 'banking = { rule = "dealer", stake_antes = 10, orbits = "thrice" }'},
+            "orbits",
+        ),
     ],
 )
 def test_a_rule_set_with_a_bad_term_is_refused_naming_the_term(edits: dict[str, str], message: str) -> None:

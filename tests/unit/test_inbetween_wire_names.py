@@ -7,9 +7,10 @@ from typing import Any, get_args
 
 import pytest
 
-from paytables.inbetween.inbetween_actions import CallAce, CallPair, PassTurn, PlaceBet
+from paytables.inbetween.inbetween_actions import InBetweenAction
 from paytables.inbetween.inbetween_events import AceCall, Decision, EndReason, PairCall, TurnOutcome
 from paytables.inbetween.inbetween_state import GameStatus
+from service.api import friends_wire
 from service.api import inbetween_wire as wire
 
 
@@ -31,6 +32,8 @@ def test_each_in_between_wire_literal_names_exactly_the_values_of_its_engine_enu
 
 
 def test_the_action_tags_on_the_wire_are_the_engine_actions_tags() -> None:
-    engine = {t.__struct_config__.tag for t in (CallAce, CallPair, PlaceBet, PassTurn)}
-    on_wire = {t.__struct_config__.tag for t in (wire.CallAceIn, wire.CallPairIn, wire.PlaceBetIn, wire.PassIn)}
-    assert on_wire == engine == {"call_ace", "call_pair", "bet", "pass"}
+    engine = {t.__struct_config__.tag for t in get_args(InBetweenAction)}
+    on_wire = {t.__struct_config__.tag for t in get_args(wire.ActionIn)}
+    friends = {t.__struct_config__.tag for t in get_args(friends_wire.MoveIn)}
+    moves = {"call_ace", "call_pair", "bet", "pass", "split", "keep_pair", "agree_stop", "show", "buy"}
+    assert on_wire == engine == friends == moves

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from service.observability.logs import ATOMIC_BYTES, whole_lines
+from service.observability.log_lines import ATOMIC_BYTES, whole_lines
 from tests.support.database import ROOT
 
 LINES = 1500  # a process; the issue saw 5 merged lines in about 9,500
@@ -23,8 +23,8 @@ PAD = 'é"\\x\u2028' * 5000
 WORKER = """
 import sys
 import structlog
-from service.observability import logs
-logs.configure("INFO")
+from service.observability import log_streams
+log_streams.configure("INFO")
 log = structlog.get_logger("reddog.test")
 sizes = [int(s) for s in sys.argv[2].split(",")]
 pad = sys.argv[3]

@@ -54,7 +54,7 @@ def test_a_raised_spread_that_hits_a_post_counts_the_penalty_as_wagered_and_the_
     # By hand (tests/unit/test_red_dog_expectation.py): 16 expected back of 112/5 expected debited, variance 12576/25.
     assert expectation.expected_paid == 16
     assert expectation.variance == Fraction(12576, 25)
-    money = {"paytable": "post-double/v1", "currency": "EUR", "mode": "live"}
+    money = {"paytable": "post-double/v1", "decks": "1", "currency": "EUR", "mode": "live"}
     names = ["paid", "wagered", "expected_paid", "expected_wagered"]
     before = {n: value(f"reddog_{n}_minor_units_total", **money) for n in names}
     variance_before = value("reddog_net_variance_minor_units_squared_total", **money)
@@ -92,17 +92,18 @@ def test_a_pair_is_counted_under_the_outcome_names_of_the_probabilities() -> Non
     step = opened("8S", "8H", "8D", paytable_id="standard/v1", antes=(5, 7), test=True)
     labels = {"paytable": "standard/v1", "decks": "1", "outcome": "trips", "status": "settled", "mode": "test"}
     before = value("reddog_rounds_total", **labels)
-    paid_before = value("reddog_paid_minor_units_total", paytable="standard/v1", currency="USD", mode="test")
+    money = {"paytable": "standard/v1", "decks": "1", "currency": "USD", "mode": "test"}
+    paid_before = value("reddog_paid_minor_units_total", **money)
     metrics.record_round(step.round, "USD")
     assert value("reddog_rounds_total", **labels) == before + 1
-    paid = value("reddog_paid_minor_units_total", paytable="standard/v1", currency="USD", mode="test") - paid_before
+    paid = value("reddog_paid_minor_units_total", **money) - paid_before
     assert paid == 5 * 12 + 7 * 12
 
 
 def test_a_voided_round_counts_its_refunds_and_no_wager() -> None:
     step = opened("4S", "TH", antes=(10, 3))
     voided = void_round(step.round, step.shoe, POST_DOUBLE, reason="operator", now=NOW, actor="op")
-    money = {"paytable": "post-double/v1", "currency": "GBP", "mode": "live"}
+    money = {"paytable": "post-double/v1", "decks": "1", "currency": "GBP", "mode": "live"}
     before = value("reddog_refunded_minor_units_total", **money), value("reddog_voided_bets_total", **money)
     metrics.record_round(voided.round, "GBP")
     assert value("reddog_refunded_minor_units_total", **money) - before[0] == 13

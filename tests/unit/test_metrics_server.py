@@ -1,13 +1,17 @@
-"""The metrics port adds up every worker's files, and forgets the live gauges of workers that are gone."""
+"""The metrics port adds up every worker's files, forgets the live gauges of workers that are gone, and shows each
+live worker's process figures."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from service.runtime import metrics_server
 
@@ -71,3 +75,33 @@ def test_the_metrics_server_serves_the_registry_it_is_given_on_its_own_port(tmp_
         assert "reddog_db_pool_size 3.0" in text
     finally:
         finish(running)
+
+
+def _process_samples(collector: metrics_server.WorkerProcesses) -> dict[tuple[str, str, str], float]:
+    return {(s.name, s.labels["pid"], s.labels["role"]): s.value for m in collector.collect() for s in m.samples}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process figures are read from Linux's /proc")
+def test_each_live_worker_shows_its_own_cpu_memory_and_start_time_and_a_gone_one_shows_none(tmp_path: Path) -> None:
+    first, second = worker(tmp_path, 1), worker(tmp_path, 1)
+    collector = metrics_server.WorkerProcesses(str(tmp_path))
+    try:
+        samples = _process_samples(collector)
+        pids = {str(os.getpid()): "main", str(first.pid): "worker", str(second.pid): "worker"}
+        for name in ("process_cpu_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds"):
+            assert {(pid, role) for n, pid, role in samples if n == name} == set(pids.items()), name
+        # A Python interpreter holds megabytes; each worker started after this test did, and within the last minute.
+        assert samples["process_resident_memory_bytes", str(first.pid), "worker"] > 1_000_000
+        started = samples["process_start_time_seconds", str(first.pid), "worker"]
+        assert samples["process_start_time_seconds", str(os.getpid()), "main"] <= started <= time.time() + 1
+        assert started > time.time() - 60
+        finish(first)
+        assert {pid for _, pid, _ in _process_samples(collector)} == {str(os.getpid()), str(second.pid)}
+    finally:
+        finish(second)
+
+
+def test_a_pid_that_runs_but_is_no_worker_of_this_process_is_a_dead_worker_s(tmp_path: Path) -> None:
+    # pid 1 always runs, and is never this process's child: a dead worker's pid reused by another process.
+    (tmp_path / "gauge_livemin_1.db").touch()
+    assert metrics_server.dead_workers(str(tmp_path)) == {1}

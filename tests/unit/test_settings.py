@@ -135,6 +135,22 @@ def test_migrations_use_their_own_url_and_the_app_login_has_a_checked_name() -> 
         from_env({"RD_APP_DB_USER": 'x"; DROP ROLE y; --'})
 
 
+def test_the_app_role_is_a_checked_name_of_the_deployments_own_and_unset_by_default() -> None:
+    assert from_env({}).app_db_role is None  # reddog migrate then keeps the database's, or derives one from its name
+    assert from_env({"RD_APP_DB_ROLE": "casino_eu_app"}).app_db_role == "casino_eu_app"
+    for bad, why in (
+        ("Casino-EU", "lowercase letters, digits and _"),
+        ('x"; DROP ROLE y; --', "lowercase letters, digits and _"),
+        ("a" * 64, "at most 63"),
+        ("reddog_app", "every database's migrations grant to"),
+        ("reddog_service", "name two roles"),  # the default login
+    ):
+        with pytest.raises(SettingsError, match=f"RD_APP_DB_ROLE: .*{why}"):
+            from_env({"RD_APP_DB_ROLE": bad})
+    with pytest.raises(SettingsError, match="name two roles"):
+        from_env({"RD_APP_DB_ROLE": "svc", "RD_APP_DB_USER": "svc"})
+
+
 def test_production_refuses_test_tables() -> None:
     env = {"RD_ENV": "production", "RD_OPERATORS": f"acme:{STRONG}", "RD_ALLOW_TEST_TABLES": "true"}
     with pytest.raises(SettingsError, match="RD_ALLOW_TEST_TABLES"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -134,7 +135,10 @@ def test_reddog_serve_refuses_the_development_key_in_production_in_one_line(tmp_
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
+    (line,) = done.stderr.strip().splitlines()
+    refusal = json.loads(line)  # production: every line on stderr is one JSON object
+    assert (refusal["event"], refusal["level"]) == ("bad_setting", "error")
+    assert refusal["message"] == (
         "reddog: bad setting: RD_AUDIT_SIGNING_KEY: the development key (reddog.dev/audit) that `make run` writes is"
         " refused when RD_ENV=production; make one with `reddog audit-keygen --name <your host>/audit --out FILE`"
-    ]
+    )

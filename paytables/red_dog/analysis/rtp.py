@@ -76,7 +76,7 @@ def compute(paytable: Paytable, decks: int) -> Theoretical:
     raise_spreads = raise_spreads_of(paytable, decks)
     mean, square, wager = Fraction(0), Fraction(0), Fraction(0)
     never = Fraction(0)
-    probabilities = dict.fromkeys(_outcome_names(), Fraction(0))
+    probabilities = dict.fromkeys(outcome_keys(), Fraction(0))
     for first, second, third, p in triples(decks):
         c = classify(first, second, paytable)
         raise_units = optimal_raise(paytable, c, raise_spreads)
@@ -86,7 +86,7 @@ def compute(paytable: Paytable, decks: int) -> Theoretical:
         square += p * settled.net * settled.net
         wager += p * (1 + raise_units)
         never += p * settle(paytable, first, second, third_rank, 1, 0).net
-        probabilities[_outcome_name(round_outcome(c, first, third), c.spread)] += p
+        probabilities[outcome_key(round_outcome(c, first, third), c.spread)] += p
     return Theoretical(
         paytable=paytable.id,
         paytable_sha256=paytable.sha256,
@@ -104,11 +104,13 @@ def compute(paytable: Paytable, decks: int) -> Theoretical:
     )
 
 
-def _outcome_names() -> list[str]:
+def outcome_keys() -> list[str]:
+    """Every outcome key, in the order the reports list them."""
     return ["consecutive", "pair_push", "trips", *(f"spread_{s}" for s in range(1, MAX_SPREAD + 1))]
 
 
-def _outcome_name(outcome: Outcome, spread: int | None) -> str:
+def outcome_key(outcome: Outcome, spread: int | None) -> str:
+    """An outcome as the reports name it: consecutive, pair_push, trips, spread_1..spread_11."""
     if outcome is Outcome.PAIR:
         return "pair_push"
     if outcome is Outcome.SPREAD:

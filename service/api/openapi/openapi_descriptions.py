@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.openapi import openapi_audit_descriptions, openapi_inbetween_descriptions, openapi_report_descriptions
+from service.api.openapi import (
+    openapi_audit_descriptions,
+    openapi_friends_descriptions,
+    openapi_inbetween_descriptions,
+    openapi_outbox_descriptions,
+    openapi_report_descriptions,
+)
 
 UUID_ID = "a UUID (version 4), lowercase with hyphens"
 MONEY = "integer minor units of the table's currency (see `currency_exponent`)"
@@ -224,6 +230,7 @@ PARAMETERS: dict[str, str | dict[tuple[str, str], str]] = {
         ("get", "/v1/audit/records"): "lines per page (records, heads and checkpoints), 1..the server's limit",
         ("get", "/v1/players/{player_id}/rounds"): "how many of the player's last rounds, 1..100",
         ("get", "/v1/inbetween/games/{game_id}/records"): "records per page, 1..1000",
+        ("get", "/v1/friends/tables/{code}/records"): "records per page, 1..1000",
     },
     "cursor": "the `next_cursor` of the previous page, as it was; anything else is refused",
     "after": "the last `seq` already read (0: from the start); a page's `next_after`",
@@ -244,8 +251,13 @@ PARAMETERS: dict[str, str | dict[tuple[str, str], str]] = {
     "sig": "the link's signature, as the link gives it (64 hex digits)",
     "player": "as the link gives it: show only this player's bet",
     "Idempotency-Key": "Required by the server on every POST (1-128 printable ASCII characters, scoped to your operator, and signed). "
-    "Keep it to retry: the same key and request return the first reply byte for byte. The signing hooks in docs/clients make a fresh one when you give none.",
+    "Make a fresh one (a UUID) for each new request and keep it to retry: the same key and request return the first reply byte for byte.",
 }
+
+PARAMETERS.update(openapi_friends_descriptions.PARAMETERS)
+_LIMITS = PARAMETERS["limit"]
+assert isinstance(_LIMITS, dict)  # one description per route
+_LIMITS.update(openapi_outbox_descriptions.LIMITS)
 
 RED_DOG_OPERATIONS: dict[tuple[str, str], str] = {
     ("get", "/v1/paytables"): "Every released paytable with its sha256. Public: no signature.",
@@ -298,12 +310,16 @@ PROPERTIES = (
     | openapi_audit_descriptions.PROPERTIES
     | openapi_inbetween_descriptions.PROPERTIES
     | openapi_report_descriptions.PROPERTIES
+    | openapi_friends_descriptions.PROPERTIES
+    | openapi_outbox_descriptions.PROPERTIES
 )
 OPERATIONS = (
     RED_DOG_OPERATIONS
     | openapi_audit_descriptions.OPERATIONS
     | openapi_inbetween_descriptions.OPERATIONS
     | openapi_report_descriptions.OPERATIONS
+    | openapi_friends_descriptions.OPERATIONS
+    | openapi_outbox_descriptions.OPERATIONS
 )
 
 

@@ -26,7 +26,9 @@ ERRORS = {
     415: "UNSUPPORTED_MEDIA_TYPE: the body is not sent as Content-Type: application/json",
     422: "VALIDATION_ERROR (values the rules refuse), BET_LIMIT, RAISE_EXCEEDS_ANTE",
     503: "SERVICE_UNAVAILABLE: the database is unreachable, refusing connections or contended; retryable. "
-    "CHECKPOINTS_DISABLED: the server has no checkpoint signing key (development only)",
+    "CHECKPOINTS_DISABLED: the server has no checkpoint signing key (development only). "
+    "CHAIN_BEHIND_CHECKPOINT: the table's chain is behind a published checkpoint (after a failover or a restore) "
+    "until an operator accepts the fork",
 }
 
 
@@ -87,7 +89,8 @@ JSON_BODY = (413, 415)  # routes that read a JSON body
 
 
 # A handler parameter so the schema lists it on every POST; authenticate() checks it first and refuses a POST
-# without one. Documented as optional: a generated client passes it when retrying, its signing hook makes one else.
+# without one (400 IDEMPOTENCY_KEY_REQUIRED, before the signature). Optional here so Litestar's own check does not
+# answer first with another problem; the document declares it required (openapi_generators).
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(

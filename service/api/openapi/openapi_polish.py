@@ -15,10 +15,10 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from service.api.openapi import openapi_descriptions, openapi_examples
+from service.api.openapi import openapi_descriptions, openapi_examples, openapi_generators
 from service.api.openapi.openapi_docs import name_body_union, optional_body
 from service.api.wire import CARD_PATTERN
-from service.problem_codes import CODES, PROBLEM_CODES
+from service.problem_codes import PROBLEM_CODES
 
 Doc = dict[str, Any]
 CONSTRAINTS = ("maxLength", "minLength", "pattern", "maximum", "minimum", "maxItems", "minItems", "format")
@@ -106,9 +106,40 @@ TAGS = [
     },
     {"name": "recall", "description": "A player's last rounds, signed recall links and the replay page they open."},
     {"name": "reports", "description": "The authoritative RTP report from the database, for operators and auditors."},
+    {
+        "name": "notifications",
+        "description": "Signed settlement notifications for reconciliation, and those given up on (docs/api.md).",
+    },
     {"name": "in between rule sets", "description": "The released In Between house rules: public."},
     {"name": "in between games", "description": "In Between pot games for play chips: start, act, read, audit."},
+    {
+        "name": "friends",
+        "description": "In Between with friends, public: a table with a code and a link, a seat token per phone, live "
+        "hints over Server-Sent Events, turn timers and computer seats (docs/friends-api.md).",
+    },
 ]
+FRIENDS = "/v1/friends/"
+# A friends' route acts for a seat by its token (cookie or bearer) and answers a spectator without one.
+SEAT_OR_NONE: list[dict[str, list[str]]] = [{}, {"seatToken": []}, {"seatCookie": []}]
+SEAT_SCHEMES = {
+    "seatToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A friends' table's seat token, as a join with `bearer: true` returned it; acts for that seat "
+        "of that table only.",
+    },
+    "seatCookie": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "rd_seat",
+        "description": "The same token as the HttpOnly cookie a join sets (path: the table's), for browsers.",
+    },
+}
+SET_COOKIE = {
+    "description": "`rd_seat=<token>; HttpOnly; SameSite=Strict; Path=/v1/friends/tables/<code>` (and `Secure` "
+    "behind https), unless the request asked for `bearer: true`.",
+    "schema": {"type": "string"},
+}
 
 
 def polish(raw: Doc) -> Doc:
@@ -117,6 +148,7 @@ def polish(raw: Doc) -> Doc:
     # Made here, when the document is first asked for, not when an app is built (tests build a thousand apps).
     name_body_union(doc, "DecisionIn", "/v1/rounds/{round_id}/decisions", "action")
     name_body_union(doc, "ActionIn", "/v1/inbetween/games/{game_id}/actions", "action")
+    name_body_union(doc, "FriendsMoveIn", "/v1/friends/tables/{code}/moves", "action")
     optional_body(doc, "/v1/rounds/{round_id}/close")
     optional_body(doc, "/v1/rounds/{round_id}/recall-link")
     for schema in _schemas(doc):
@@ -128,8 +160,10 @@ def polish(raw: Doc) -> Doc:
     _card_codes(doc["components"]["schemas"])
     _game_rounds(doc["components"]["schemas"])
     _operations(doc)
+    _friends(doc)
     openapi_descriptions.describe(doc)
     openapi_examples.add(doc)
+    openapi_generators.for_generators(doc)  # last: it rewrites descriptions the steps above wrote
     doc["info"].update(INFO)
     doc["tags"] = TAGS
     return doc
@@ -197,9 +231,6 @@ def _security(doc: Doc) -> None:
             op["security"] = []
         headers = {"x-operator-id", "x-timestamp", "x-signature"}
         op["parameters"] = [p for p in op.get("parameters", []) if p["name"].lower() not in headers]
-        for p in op["parameters"]:
-            if p["name"].lower() == "idempotency-key":
-                p["required"] = False  # needed by the server, but the signing hook makes one when none is given
         if not op["parameters"]:
             del op["parameters"]
 
@@ -213,11 +244,6 @@ def _game_rounds(schemas: Doc) -> None:
 
 def _problem(schemas: Doc) -> None:
     problem = schemas["Problem"]
-    problem["properties"]["code"] = {
-        "type": "string",
-        "enum": list(CODES),
-        "description": "Stable and machine-readable: branch on it, not on `detail`. New codes may be added.",
-    }
     problem["properties"]["errors"] = {
         "type": "array",
         "items": {"$ref": "#/components/schemas/ProblemFieldError"},
@@ -253,6 +279,20 @@ def _operations(doc: Doc) -> None:
                 headers["Idempotent-Replayed"] = HEADERS["Idempotent-Replayed"]
             if any(p.status == int(status) and "retryable" in p.when for p in PROBLEM_CODES):
                 headers["Retry-After"] = HEADERS["Retry-After"]
+
+
+def _friends(doc: Doc) -> None:
+    """The friends' routes are signed by no operator: a seat's token, or nothing for a spectator; they take no
+    Idempotency-Key (a move names its version instead), and a join sets the seat's cookie."""
+    doc["components"]["securitySchemes"].update(SEAT_SCHEMES)
+    for path, method, op in operations(doc):
+        if not path.startswith(FRIENDS):
+            continue
+        op["security"] = [] if (method, path) == ("post", "/v1/friends/tables") else SEAT_OR_NONE
+        for status, response in op["responses"].items():
+            response["headers"].pop("Idempotent-Replayed", None)
+            if status == "201":
+                response["headers"]["Set-Cookie"] = SET_COOKIE
 
 
 def operations(doc: Doc) -> Iterator[tuple[str, str, Doc]]:

@@ -1,0 +1,143 @@
+"""Turn timers kept in PostgreSQL and played by the sweeper when the test moves the clock: a missed turn gets its
+default move, two in a row hand the seat to the computer until its player is back, and an idle table closes and
+frees its code."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import asyncpg
+import httpx
+import msgspec
+import pytest
+
+from service.runtime.sweeper import sweep_friends
+from service.settings import Settings
+from tests.api.friends_helpers import Phone, create, join, quiet_move
+from tests.api.helpers import problem
+from tests.support.clock import ManualClock
+from tests.support.live import Live, live
+from tests.support.scratch import Database, verified_scratch_database
+
+TURN = 15  # the shortest turn a table takes
+
+
+@pytest.fixture(scope="module")
+async def database(database_server: str) -> AsyncIterator[Database]:
+    """A database of this module's own: a sweep plays every table's timers, and other modules' tables must keep theirs
+    (a sweep here may also play an earlier test's table of this module, so the tests read their own table, not a
+    count)."""
+    async with verified_scratch_database(database_server) as database:
+        yield database
+
+
+@contextlib.asynccontextmanager
+async def instance(settings: Settings, clock: ManualClock) -> AsyncIterator[tuple[Live, httpx.AsyncClient]]:
+    async with live(settings, clock=clock) as server:
+        yield server, server.api.client
+
+
+async def two_phones(client: httpx.AsyncClient) -> dict[int, Phone]:
+    host = await create(client, seats=2, rounds=15, turn_seconds=TURN)
+    guest = await join(client, host.code, "Guest")
+    await host.ok("/start")
+    return {0: host, 1: guest}
+
+
+def seat_to_act(state: Any) -> int:
+    return int(state["game"]["to_act"].removeprefix("seat-"))
+
+
+async def until_seat_acts(phones: dict[int, Phone], seat: int) -> Any:
+    """The other phone moves until `seat` is to act; the state then."""
+    for _ in range(100):
+        state = await phones[seat].state()
+        if state["you"]["to_act"]:
+            return state
+        other = phones[seat_to_act(state)]
+        await other.ok("/moves", quiet_move(await other.state()))
+    raise AssertionError(f"seat {seat} never came to act")
+
+
+async def test_a_turn_past_its_deadline_gets_its_default_move_from_the_sweeper(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with instance(settings, clock) as (server, client):
+        phones = await two_phones(client)
+        state = await phones[0].state()
+        late = seat_to_act(state)
+        deadline = datetime.fromisoformat(state["turn_deadline"])
+        assert timedelta(seconds=TURN - 1) < deadline - clock.now <= timedelta(seconds=TURN)
+        clock.advance(TURN - 1)
+        await sweep_friends(server.runner, None)
+        assert (await phones[late].state())["version"] == state["version"]  # not yet
+        clock.advance(2)
+        await sweep_friends(server.runner, None)
+        after = await phones[late].state(after=state["game"]["version"])
+        assert after["players"][late]["missed"] == 1
+        assert after["players"][late]["computer_plays"] is False
+        first = after["records"][0]["body"]
+        awaited = state["game"]["awaiting"]
+        expected = {"ace_call": '"call":"high"', "pair_call": '"kind":"ib_pair_called"', "bet": '"kind":"ib_passed"'}
+        assert expected[awaited] in first, first
+
+
+async def test_two_missed_turns_hand_the_seat_to_the_computer_until_its_player_takes_it_back(
+    settings: Settings, clock: ManualClock
+) -> None:
+    async with instance(settings, clock) as (server, client):
+        phones = await two_phones(client)
+        late = seat_to_act(await phones[0].state())
+        for missed in (1, 2):
+            await until_seat_acts(phones, late)
+            clock.advance(TURN + 1)
+            await sweep_friends(server.runner, None)
+            seat = (await phones[late].state())["players"][late]
+            assert seat["missed"] == missed
+        held = await phones[late].state()
+        assert (held["players"][late]["held_by"], held["players"][late]["computer_plays"]) == ("missed", True)
+        assert held["status"] == "over" or not held["you"]["to_act"]  # the computer plays the seat's turns at once
+        back = await phones[late].ok("/back")
+        assert (back["players"][late]["held_by"], back["players"][late]["missed"]) == (None, 0)
+        problem(await phones[late].post("/back"), 409, "SEAT_NOT_HELD")
+        if back["status"] == "playing":
+            await until_seat_acts(phones, late)  # the seat is the player's again: the game waits for them
+
+
+async def test_a_move_in_between_starts_the_count_of_missed_turns_again(settings: Settings, clock: ManualClock) -> None:
+    async with instance(settings, clock) as (server, client):
+        phones = await two_phones(client)
+        late = seat_to_act(await phones[0].state())
+        await until_seat_acts(phones, late)
+        clock.advance(TURN + 1)
+        await sweep_friends(server.runner, None)
+        state = await until_seat_acts(phones, late)
+        moved = await phones[late].ok("/moves", quiet_move(state))
+        assert moved["players"][late]["missed"] == 0
+        await until_seat_acts(phones, late)
+        clock.advance(TURN + 1)
+        await sweep_friends(server.runner, None)
+        seat = (await phones[late].state())["players"][late]
+        assert (seat["missed"], seat["held_by"]) == (1, None)
+
+
+async def test_an_idle_table_closes_and_its_code_is_free_again(
+    settings: Settings, clock: ManualClock, db: asyncpg.Connection
+) -> None:
+    quick = msgspec.structs.replace(settings, friends=msgspec.structs.replace(settings.friends, idle_seconds=600))
+    async with instance(quick, clock) as (server, client):
+        phones = await two_phones(client)
+        code = phones[0].code
+        clock.advance(599)
+        await sweep_friends(server.runner, None)
+        assert (await phones[0].state())["status"] == "playing"
+        clock.advance(602)
+        await sweep_friends(server.runner, None)
+        problem(await phones[0].get(), 401, "SEAT_TOKEN_INVALID")  # the token's table is closed
+        problem(await client.get(f"/v1/friends/tables/{code}"), 404, "NOT_FOUND")
+        fresh = await create(client)
+        await db.execute("UPDATE friends_tables SET code = $1 WHERE code = $2", code, fresh.code)  # free: no clash
+        assert (await Phone(client=client, code=code, seat=0, token=fresh.token).state())["you"]["seat"] == 0
