@@ -217,12 +217,20 @@ async def fail_over(pair: Pair, api: Signed, *, lagging: int = 0) -> Failover:
     unready = await api.client.get("/health/ready")
     assert unready.status_code == 503, unready.text
     await asyncio.sleep(max(0.0, GAP_SECONDS - (time.monotonic() - killed)))
-    await asyncio.to_thread(pair.standby.promote)
+    # Stamped when the promotion is asked for, not when `pg_ctl promote` returns: the server leaves recovery
+    # before pg_ctl's next poll sees it, and the service's first answers (the fork guard's refusals) can come in
+    # between, which a stamp taken afterwards would call "before the promotion".
     promoted = time.monotonic()
+    await asyncio.to_thread(pair.standby.promote)
+
+    def served_again() -> bool:
+        for player in players:  # a client that failed says why, rather than the wait below timing out
+            if player.done() and player.exception() is not None:
+                raise player.exception()  # type: ignore[misc]
+        return any(t > promoted and (s in (200, 201) or forked(e)) for e in log for t, s in e.answers)
+
     served = await until(  # an answer: a 2xx, or the fork guard's refusal of a chain cut short
-        lambda: any(t > promoted and (s in (200, 201) or forked(e)) for e in log for t, s in e.answers),
-        "the service never served again after the promotion",
-        seconds=SERVE_AGAIN_SECONDS,
+        served_again, "the service never served again after the promotion", seconds=SERVE_AGAIN_SECONDS
     )
     await asyncio.sleep(0.2)  # a few rounds on the new primary too
     stop.set()
