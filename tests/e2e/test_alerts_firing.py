@@ -7,6 +7,7 @@ against what a running service really exports."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.deploy.support import tool
@@ -35,6 +36,7 @@ async def test_a_database_stopped_while_nobody_calls_fires_database_unreachable(
                 assert value(scraping, "reddog_database_reachable") == 0
                 # Nobody called the API: the only requests it ever counted are served()'s readiness probes.
                 assert scraping.query('reddog_http_request_duration_seconds_count{route=~"/v1/.*"}') == []
+                show("RedDogDatabaseUnreachable", fired, scraping.query("reddog_database_reachable"))
 
 
 async def test_discovery_that_finds_no_target_fires_no_targets_and_not_down(tmp_path: Path) -> None:
@@ -43,3 +45,9 @@ async def test_discovery_that_finds_no_target_fires_no_targets_and_not_down(tmp_
         assert [a["labels"]["job"] for a in fired] == ["reddog"]
         assert scraping.query('up{job="reddog"}') == []
         assert scraping.firing("RedDogDown") == []
+        show("RedDogNoTargets", fired, scraping.query('absent(up{job="reddog"})'))
+
+
+def show(alert: str, fired: list[dict[str, object]], query: object) -> None:
+    """What Prometheus answered, for a closing note or an on-call engineer (seen with -s)."""
+    print(f"{alert}: /api/v1/alerts gave {json.dumps(fired)}; the expression's query gave {json.dumps(query)}")
