@@ -121,7 +121,7 @@ PUSH := $(BIN)/python -m bench.friends_push --clients $(PUSH_CLIENTS) --rate $(P
 	--warmup $(BENCH_WARMUP) --workers $(RD_WORKERS)
 
 .PHONY: bench
-bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor, the database ceiling, then the friends' push (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS, PUSH_CLIENTS, PUSH_RATE); then make fuzz
+bench: $(STAMP) $(NODE_STAMP) ## Benchmark rounds, the HTTP floor, the outbox's delivery lag, the database ceiling, then the friends' push (BENCH_SECONDS, BENCH_CLIENTS, RD_WORKERS, PUSH_CLIENTS, PUSH_RATE); then make fuzz
 	$(BENCH)
 	$(PUSH)
 	@# after the measured run, never beside it: the long fault runs would take the CPU the figures are about

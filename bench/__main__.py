@@ -90,6 +90,7 @@ def summary(record: dict[str, Any]) -> dict[str, Any]:
         "ratios": record["ratios"],
         "cli": record.get("cli"),
         "seeded": record.get("seeded"),
+        "outbox": record.get("outbox"),
     }
 
 

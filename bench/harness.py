@@ -15,7 +15,7 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from bench import cli_timings, cpu_accounting, database_ceiling, database_server, figures, seed_rounds
+from bench import cli_timings, cpu_accounting, database_ceiling, database_server, figures, outbox_lag, seed_rounds
 from bench.database_server import ROOT, Server
 from bench.latency import summarise
 from bench.load_generator import Generator, Window
@@ -43,6 +43,7 @@ class Run(msgspec.Struct, frozen=True, kw_only=True):
     ceiling: figures.CeilingFigures | None
     ratios: dict[str, float]
     seeded: dict[str, Any] | None
+    outbox: outbox_lag.OutboxFigures | None  # the rounds again, each notified to a receiver: the delivery lag
     cli: list[cli_timings.Timing]
     server: dict[str, Any]
 
@@ -82,6 +83,9 @@ async def run(options: Options, *, cli: bool = True, keep: bool = False) -> Run:
                 product = await measure_rounds(ctx, service, product_url)
                 step("the HTTP floor: GET /health/live")
                 http = await measure_http(ctx, service, product_url)
+            async with database_server.fresh_database(server, "outbox", keep=keep) as outbox_url:
+                step("complete rounds again, each notified to a receiver: the outbox's delivery lag")
+                outbox = await outbox_lag.measure_outbox(ctx, outbox_url)
             step("the database ceiling: the captured statements through pgbench")
             share = product.mix["settled_at_open"] / max(product.rounds, 1)
             ceiling = await measure_ceiling(ctx, replay_url, captured, capture_table, share)
@@ -93,6 +97,7 @@ async def run(options: Options, *, cli: bool = True, keep: bool = False) -> Run:
         ceiling=ceiling,
         ratios=dict(figures.ratios(product, http, ceiling)),
         seeded=seeded,
+        outbox=outbox,
         cli=timings,
         server={
             "version": server.version,

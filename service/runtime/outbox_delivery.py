@@ -135,6 +135,16 @@ async def _attempt(runner: Runner, client: httpx.AsyncClient, message: Claimed) 
         await _park(runner, message, outcome, now)
         return "parked"
     retry_at = now + timedelta(seconds=backoff(settings, message.attempts, random.random()))  # noqa: S311 - jitter
+    # Info, not warning: a receiver away fails every attempt until it is back, and the metrics count them; the line
+    # is there for the one message someone is asking about.
+    log.info(
+        "outbox_attempt_failed",
+        message_id=str(message.message_id),
+        attempt=message.attempts,
+        reason=outcome.reason,
+        detail=outcome.detail,
+        retry_at=retry_at.isoformat(),
+    )
     async with acquire(runner.pool) as conn:
         await outbox_sql.mark_failed(conn, message.seq, message.attempts, outcome.detail, retry_at)
     return "failed"

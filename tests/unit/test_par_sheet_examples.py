@@ -20,4 +20,6 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "par"
 def test_the_kept_sheet_is_what_the_command_writes_today(paytable: str, decks: int, file: str) -> None:
     kept = (DOCS / file).read_text(encoding="utf-8")
     written = render(par_sheet(loader.get(paytable), decks, None))
-    assert written == kept, f"docs/par/{file} is stale: reddog report par {paytable} --decks {decks} --out docs/par/{file}"
+    assert written == kept, (
+        f"docs/par/{file} is stale: reddog report par {paytable} --decks {decks} --out docs/par/{file}"
+    )
