@@ -32,7 +32,7 @@ class OutboxFigures(msgspec.Struct, frozen=True, kw_only=True):
     lag_p50_ms: float  # from writing the message (the change's transaction) to its delivery being acknowledged
     lag_p99_ms: float
     lag_max_ms: float
-    drain_seconds: float  # from the load's end to the last message delivered
+    tail_ms: float  # from the last message written to the last delivered: how far behind delivery ended the load
     cpu_ms_per_round: dict[str, float]
 
 
@@ -85,9 +85,7 @@ async def measure_outbox(ctx: Any, url: str) -> OutboxFigures:
             roots = {"service": service.pid, "postgres": ctx.server.postmaster_pid}
             config = ctx.generator_config(service.url, "rounds", options.clients)
             window, cpu, processes, _, wal = await harness.measured_window(ctx, config, roots, url)
-            stopped = time.monotonic()
-            pending = await _until_drained(url, stopped + DRAIN_SECONDS)
-            drained = time.monotonic() - stopped
+            pending = await _until_drained(url, time.monotonic() + DRAIN_SECONDS)
         product = figures.round_figures(window, cpu, processes, wal)
         lag = await _lag(url)
     return OutboxFigures(
@@ -100,7 +98,7 @@ async def measure_outbox(ctx: Any, url: str) -> OutboxFigures:
         lag_p50_ms=lag["p50"],
         lag_p99_ms=lag["p99"],
         lag_max_ms=lag["max"],
-        drain_seconds=round(drained, 2),
+        tail_ms=lag["tail"],
         cpu_ms_per_round=product.cpu_ms_per_round,
     )
 
@@ -124,7 +122,8 @@ async def _lag(url: str) -> dict[str, Any]:
             "SELECT count(*) AS messages, count(delivered_at) AS delivered,"
             " percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM delivered_at - created_at))"
             "   FILTER (WHERE delivered_at IS NOT NULL) AS q,"
-            " max(extract(epoch FROM delivered_at - created_at)) AS worst"
+            " max(extract(epoch FROM delivered_at - created_at)) AS worst,"
+            " extract(epoch FROM max(delivered_at) - max(created_at)) AS tail"
             " FROM outbox"
         )
     finally:
@@ -137,4 +136,5 @@ async def _lag(url: str) -> dict[str, Any]:
         "p50": round(float(q[0]) * 1000, 1),
         "p99": round(float(q[1]) * 1000, 1),
         "max": round(float(row["worst"] or 0) * 1000, 1),
+        "tail": round(float(row["tail"] or 0) * 1000, 1),
     }
