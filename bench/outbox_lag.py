@@ -37,7 +37,7 @@ class OutboxFigures(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class _Receiver(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as an aggregator's endpoint would: a connection per POST is not
+    protocol_version = "HTTP/1.1"  # keep-alive, as an aggregator's endpoint would be, not a connection per POST
     received = 0
     lock = threading.Lock()
 
@@ -53,13 +53,16 @@ class _Receiver(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    # A listen backlog for a whole batch sent at once: http.server's default of 5 resets the rest (ReadError).
+    request_queue_size = 128
+    daemon_threads = True
+
+
 @contextlib.contextmanager
 def receiver() -> Iterator[str]:
     """An aggregator's notification endpoint on this machine: threads, 200 for every POST."""
-    # A listen backlog for a whole batch sent at once: http.server's default of 5 resets the rest (ReadError).
-    http.server.ThreadingHTTPServer.request_queue_size = 128
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Receiver)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", free_port()), _Receiver)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
