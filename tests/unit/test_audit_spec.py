@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 
+from audit.system_events import SettingsInForce, SystemEvent
 from paytables.red_dog import loader
 from paytables.red_dog.events import Event
 from paytables.red_dog.table import TableSettings
@@ -60,3 +61,17 @@ def test_every_event_kind_and_every_one_of_its_fields_is_described() -> None:
     settings = text[text.index("**`table_created`**") : text.index("**`table_closed`**")]
     for field in msgspec.structs.fields(TableSettings):
         assert f"settings.{field.name}`" in settings, field.name
+
+
+def test_every_system_chain_kind_and_every_one_of_its_fields_is_described() -> None:
+    text = page()
+    chain = text[text.index("## The system chain (schema 3)") : text.index("## Schema 1")]
+    for event in typing.get_args(SystemEvent):
+        kind = event.__struct_config__.tag
+        start = chain.index(f"**`{kind}`**")
+        section = chain[start : chain.find("\n**`", start + 1)]
+        for field in msgspec.structs.fields(event):
+            assert re.search(rf"`{field.name}[`.]", section), (kind, field.name)
+    started = chain[chain.index("**`service_started`**") : chain.index("**`service_stopped`**")]
+    for field in msgspec.structs.fields(SettingsInForce):
+        assert f"settings.{field.name}`" in started, field.name
