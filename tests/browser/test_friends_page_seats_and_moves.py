@@ -1,7 +1,7 @@
 """The friends' page beyond the plain turn: the reactions drawn as pictures that fit a row on every screen, the host's
-hand-over of a seat to the computer and back, the split and keep-pair choices of pagat-split/v1 and the agreement to
-stop of pagat-ante/v2. A pair is forced through the API (`forced_cards` on start: the test server allows test
-tables), on the host's own cookie, so no walk waits for a pair to come by chance."""
+hand-over of a seat to the computer and back, the split and keep-pair choices of pagat-split/v1, the agreement to
+stop of pagat-ante/v2 and the face-down posts of pagat-down/v1. The cards are forced through the API (`forced_cards`
+on start: the test server allows test tables), on the host's own cookie, so no walk waits for a pair by chance."""
 
 from __future__ import annotations
 
@@ -252,3 +252,58 @@ async def test_the_host_hands_a_stalled_seat_over_and_back_and_every_seat_with_c
     await keep_shot(guest.page, "ending-agreed-390x844")
     await no_serious_violations(guest)
     assert host.errors == guest.errors == []
+
+
+# pagat-down/v1 deals the posts face down: "2H" again picks the dealer (seat 1), so the host plays first, on a
+# five and a jack it alone sees; the nine after them falls between.
+DOWN_FIRST = ["2H", "5S", "JH", "9D"]
+
+
+async def test_face_down_posts_show_only_to_their_seat_which_shows_them_or_folds_unseen_in_both_languages(
+    chromium: Browser, server: PlayServer, clock: ManualClock
+) -> None:
+    host = await phone(chromium, server.origin, clock)
+    code = await host_a_table(host, "Hari", "inbetween/pagat-down/v1", 2)
+    await seat_a_guest_without_a_page(chromium, server.origin, code)
+    watcher = await phone(chromium, server.origin, clock)
+    await watcher.open(f"/play/inbetween?watch={code}")
+    await start_with(host, server.origin, code, DOWN_FIRST)
+    await host.page.wait_for_selector("[data-move=show]")
+    assert await offered(host) == ["show", "pass"]
+    assert await host.page.text_content("#moves-title") == "Your posts are face down: show them and bet, or fold unseen"
+    assert await host.page.text_content("[data-move=pass]") == "Fold unseen"
+    # The seat's own phone sees its posts (from `own_cards`), and is told nobody else does.
+    faces = await host.page.eval_on_selector_all("#posts svg.card[data-card]", "cs => cs.map(c => c.dataset.card)")
+    assert faces == ["5S", "JH"]
+    assert await host.page.text_content("#own-cards") == "Only you can see your posts until you show them."
+    await logged(host, "Hari's posts are dealt face down.")
+    # Someone watching sees two backs and no card at all.
+    await watcher.page.wait_for_selector("#posts svg.card.back")
+    assert await watcher.page.locator("#posts svg.card.back").count() == 2
+    assert await watcher.page.locator("#posts svg.card[data-card]").count() == 0
+    assert await watcher.page.locator("#own-cards").count() == 0
+    await keep_shot(host.page, "table-down-390x844")
+    await no_serious_violations(host)
+
+    await host.tap("[data-move=show]")
+    await host.page.wait_for_selector("[data-move=bet]")
+    assert await offered(host) == ["bet", "pass"]  # a bet follows; the server refuses the pass (PASS_NOT_ALLOWED)
+    await logged(host, "Hari shows 5 of spades and Jack of hearts.")  # the page's card names
+    await watcher.page.wait_for_function("() => document.querySelectorAll('#posts svg.card[data-card]').length === 2")
+    assert await watcher.page.locator("#posts svg.card.back").count() == 0
+    assert host.errors == []
+    assert watcher.errors == []
+
+    # Folded unseen, on a Nepali phone at another table: the posts were never shown to anyone.
+    host = await phone(chromium, server.origin, clock, locale="ne-NP")
+    code = await host_a_table(host, "हरि", "inbetween/pagat-down/v1", 2)
+    await seat_a_guest_without_a_page(chromium, server.origin, code)
+    await start_with(host, server.origin, code, DOWN_FIRST)
+    fold = host.page.locator("[data-move=pass]")
+    await fold.wait_for()
+    assert await fold.text_content() == "नदेखाई छोड्नुहोस्"
+    assert await host.page.text_content("[data-move=show]") == "देखाउनुहोस्"
+    await no_serious_violations(host)
+    await host.tap("[data-move=pass]")
+    await logged(host, "हरि ले नदेखाई छोड्नुभयो।")
+    assert host.errors == []

@@ -69,3 +69,11 @@ export function cardSpace(label) {
     "stroke-width": 3, "stroke-dasharray": "8 6" }));
   return card;
 }
+
+/** A card dealt face down: its back, never its face (the page is not told the card). */
+export function cardBack(label) {
+  const card = svg("svg", { viewBox: "0 0 100 140", class: "card back", role: "img", "aria-label": label });
+  card.append(svg("rect", { x: 1, y: 1, width: 98, height: 138, rx: 9, fill: "#7a1f2b", stroke: "#444", "stroke-width": 2 }));
+  card.append(svg("rect", { x: 10, y: 10, width: 80, height: 120, rx: 6, fill: "none", stroke: "#e9c46a", "stroke-width": 3 }));
+  return card;
+}

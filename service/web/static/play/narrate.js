@@ -54,6 +54,12 @@ export function narrate(view, records) {
       case "ib_card_dealt":
         lines.push(t(`log.card.${event.role}`, { name: who, card: cardName(event.card) }));
         break;
+      case "ib_card_dealt_down": // a face-down post: the record names its place in the pack, never the card
+        if (event.role === "second_post") lines.push(t("log.card.down", { name: who }));
+        break;
+      case "ib_cards_shown":
+        lines.push(t("log.shown", { name: who, first: cardName(event.cards[0]), second: cardName(event.cards[1]) }));
+        break;
       case "ib_ace_called":
         lines.push(t(`log.ace.${event.call}`, { name: who }));
         break;

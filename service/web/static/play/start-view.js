@@ -8,7 +8,7 @@ export const RULESETS = [
   "inbetween/nepal/v2", "inbetween/nepal/v1", "inbetween/nepal-half-pot/v1", "inbetween/home/v2",
   "inbetween/home/v1", "inbetween/home-three/v1", "inbetween/pay-the-bet/v1", "inbetween/pagat-ante/v1",
   "inbetween/pagat-push/v1", "inbetween/pagat-min-ante/v1", "inbetween/pagat-banker/v1", "inbetween/pagat-ante/v2",
-  "inbetween/pagat-split/v1",
+  "inbetween/pagat-split/v1", "inbetween/pagat-down/v1",
 ];
 
 function field(id, label, control) {

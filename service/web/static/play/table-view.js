@@ -1,7 +1,7 @@
 // The table as the server sends it: posts, pot, chips, whose turn and its countdown, the dealer, the count of cards
 // turned since the shuffle, the odds of the unseen cards, the moves the seat may make, and the end. It shows; the
 // server decides (every number here is the server's).
-import { cardFace, cardSpace } from "./cards.js";
+import { cardBack, cardFace, cardSpace } from "./cards.js";
 import { el, clear } from "./dom.js";
 import { t } from "./i18n.js";
 import { sharePanel } from "./start-view.js";
@@ -42,12 +42,22 @@ function posts(game) {
   const first = turn && turn.first_post;
   const second = turn && turn.second_post;
   const third = turn && turn.third_card;
+  // Face-down posts (pagat-down): the server names them only to their own seat (`own_cards`); everyone else sees
+  // their backs until they are shown.
+  const down = turn && turn.down && turn.down.length > 0 && !first && !second;
+  const own = down ? game.own_cards || [] : [];
+  const hidden = (i, label, role) => el("div", { class: `post ${role} down` },
+    own[i] ? face(own[i], role) : cardBack(`${label}: ${t("post.face_down")}`), el("span", { class: "post-label", text: label }));
   const slot = (code, label, role) => el("div", { class: `post ${role}` },
     code ? face(code, role) : cardSpace(label), el("span", { class: "post-label", text: label }));
   const shown = new Set([["first", first], ["second", second], ["third", third]].filter(([, c]) => c).map(([r, c]) => `${r}:${c}`));
   queueMicrotask(() => { dealtBefore = shown; });
-  return el("div", { class: "posts", id: "posts" },
-    slot(first, t("post.first"), "first"), slot(third, t("post.third"), "third"), slot(second, t("post.second"), "second"));
+  const row = el("div", { class: "posts", id: "posts" },
+    down ? hidden(0, t("post.first"), "first") : slot(first, t("post.first"), "first"),
+    slot(third, t("post.third"), "third"),
+    down ? hidden(1, t("post.second"), "second") : slot(second, t("post.second"), "second"));
+  if (!own.length) return row;
+  return el("div", {}, row, el("p", { id: "own-cards", class: "tip", text: t("post.yours_only") }));
 }
 
 function odds(game) {
@@ -101,6 +111,13 @@ function moves(view, send, rules) {
         onclick: () => send({ action: "split", version: game.version }) }),
       el("button", { type: "button", "data-move": "keep_pair", text: t("move.keep_pair"),
         onclick: () => send({ action: "keep_pair", version: game.version }) }),
+    ];
+  } else if (game.awaiting === "show") {
+    controls = [
+      el("button", { type: "button", class: "primary", "data-move": "show", text: t("move.show"),
+        onclick: () => send({ action: "show", version: game.version }) }),
+      el("button", { type: "button", "data-move": "pass", text: t("move.fold"),
+        onclick: () => send({ action: "pass", version: game.version }) }),
     ];
   } else if (game.awaiting === "pair_call") {
     const calls = game.pair_call_odds.map((c) => ({ call: c.call,
