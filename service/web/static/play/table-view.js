@@ -50,7 +50,8 @@ function posts(game) {
     own[i] ? face(own[i], role) : cardBack(`${label}: ${t("post.face_down")}`), el("span", { class: "post-label", text: label }));
   const slot = (code, label, role) => el("div", { class: `post ${role}` },
     code ? face(code, role) : cardSpace(label), el("span", { class: "post-label", text: label }));
-  const shown = new Set([["first", first], ["second", second], ["third", third]].filter(([, c]) => c).map(([r, c]) => `${r}:${c}`));
+  const drawn = down ? [["first", own[0]], ["second", own[1]], ["third", third]] : [["first", first], ["second", second], ["third", third]];
+  const shown = new Set(drawn.filter(([, c]) => c).map(([r, c]) => `${r}:${c}`)); // own face-down cards deal once too
   queueMicrotask(() => { dealtBefore = shown; });
   const row = el("div", { class: "posts", id: "posts" },
     down ? hidden(0, t("post.first"), "first") : slot(first, t("post.first"), "first"),
