@@ -74,6 +74,15 @@ async def head_of(owner_url: str, table_id: str) -> int:
         await conn.close()
 
 
+async def system_head(owner_url: str) -> int:
+    conn = await asyncpg.connect(owner_url)
+    try:
+        seq: int = await conn.fetchval("SELECT coalesce(max(seq), 0) FROM audit_log WHERE table_id = $1", UUID(SYSTEM))
+    finally:
+        await conn.close()
+    return seq
+
+
 async def accepted_records(owner_url: str) -> list[dict[str, Any]]:
     conn = await asyncpg.connect(owner_url)
     try:
@@ -134,6 +143,15 @@ async def test_a_chain_restored_behind_its_published_checkpoint_is_refused_until
                 assert (await server.api.get(f"/v1/tables/{cut}")).status_code == 200  # reads go on
                 await play(server.api, kept, 2)  # the other table serves
 
+                # The restore may also have lost system records a published checkpoint covered (how many the
+                # system chain holds at the backup depends on how many migrations the release has): the tool asks
+                # for that fork first, as an operator would be told.
+                system_entry = checkpoint_store.read(store, UUID(SYSTEM))
+                if system_entry is not None and await system_head(restored_owner) < system_entry.kept.tree_size:
+                    first = await reddog_with_store(
+                        restored_owner, store, "audit", "accept-fork", "--table", "system", "--note", "restored"
+                    )
+                    assert first[0] == 0, first
                 done = await reddog_with_store(
                     restored_owner, store, "audit", "accept-fork", "--table", cut, "--note", "lost"
                 )
@@ -145,7 +163,7 @@ async def test_a_chain_restored_behind_its_published_checkpoint_is_refused_until
                 assert again[0] != 0, again
                 assert "nothing to accept" in again[2], again
 
-            [record] = await accepted_records(restored_owner)
+            [record] = [r for r in await accepted_records(restored_owner) if r["table_id"] == cut]
             assert (record["table_id"], record["note"], record["lost_size"], record["head_size"]) == (
                 cut,
                 "lost",
