@@ -30,6 +30,7 @@ class OutboxSettings(msgspec.Struct, frozen=True, kw_only=True):
     backoff_max_seconds: float = 300.0  # ...up to this
     poll_seconds: float = 0.5  # how often an idle worker looks for due messages
     batch: int = 32  # messages one worker claims and sends at once
+    retention_days: int = 30  # rows no one is owed any more (delivered, resolved, unsent) are purged after this
 
     @property
     def lease_seconds(self) -> float:
@@ -64,6 +65,7 @@ def parse_outbox(env: Mapping[str, str], operators: Mapping[str, str], productio
         backoff_max_seconds=_number(env, "RD_OUTBOX_BACKOFF_MAX_SECONDS", 300, 0.01, 86_400),
         poll_seconds=_number(env, "RD_OUTBOX_POLL_SECONDS", 0.5, 0.01, 60),
         batch=int(_number(env, "RD_OUTBOX_BATCH", 32, 1, 1000)),
+        retention_days=int(_number(env, "RD_OUTBOX_RETENTION_DAYS", 30, 1, 3650)),
     )
 
 

@@ -17,7 +17,7 @@ import msgspec
 import structlog
 from litestar.channels import ChannelsPlugin
 
-from service.db import idempotency_sql, round_sql
+from service.db import idempotency_sql, outbox_sql, round_sql
 from service.db.db_pool import acquire
 from service.db.unit_of_work import Runner, UnitOfWork, run
 from service.observability import metrics
@@ -119,6 +119,23 @@ async def purge_keys(runner: Runner, most_batches: int = PURGE_BATCHES_PER_PASS)
     return purged
 
 
+async def purge_outbox(runner: Runner, most_batches: int = PURGE_BATCHES_PER_PASS) -> int:
+    """Outbox rows no one is owed any more, past RD_OUTBOX_RETENTION_DAYS, a batch per transaction as the keys are;
+    pending messages and dead letters stay. How many rows."""
+    before = runner.clock() - timedelta(days=runner.settings.outbox.retention_days)
+
+    async def batch(unit: UnitOfWork) -> int:
+        return await outbox_sql.purge(unit.conn, before, PURGE_BATCH)
+
+    purged = 0
+    for _ in range(most_batches):
+        deleted = await run(runner, SWEEPER, batch)
+        purged += deleted
+        if deleted < PURGE_BATCH:
+            break
+    return purged
+
+
 async def sweep_friends(runner: Runner, push: ChannelsPlugin | None) -> int:
     """The friends' tables: play the default move of every turn past its deadline, one table per transaction (SKIP
     LOCKED, so replicas share them), then close the idle tables; each change is pushed once committed. How many."""
@@ -161,10 +178,14 @@ async def run_forever(runner: Runner, push: ChannelsPlugin | None = None) -> Non
                 await sweep_friends(runner, push)
             if time.monotonic() >= purge_at:
                 purged = await purge_keys(runner)
-                if purged < PURGE_BATCHES_PER_PASS * PURGE_BATCH:  # caught up: look again in a while
+                rows = await purge_outbox(runner)
+                caught_up = PURGE_BATCHES_PER_PASS * PURGE_BATCH
+                if purged < caught_up and rows < caught_up:  # both caught up: look again in a while
                     purge_at = time.monotonic() + PURGE_EVERY_SECONDS
                 if purged:
                     log.info("idempotency_keys_purged", keys=purged)
+                if rows:
+                    log.info("outbox_rows_purged", rows=rows)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the loop must outlive a database restart

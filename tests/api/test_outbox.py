@@ -343,3 +343,52 @@ async def test_a_checkpoint_signed_for_a_proof_is_announced_once_though_two_repl
     )
     assert [json.loads(r["body"])["data"]["tree_size"] for r in rows] == list(sizes)
     assert json.loads(rows[0]["body"])["data"]["note"] == proofs[0]["checkpoint"]
+
+
+async def test_rows_no_one_is_owed_go_after_the_retention_and_owed_and_dead_ones_stay(
+    runner: Runner, db: asyncpg.Connection
+) -> None:
+    """Migration 022 through the app role's own pool: the sweeper's purge with a clock in 2001 and a 30-day
+    retention takes delivered, resolved and unsent rows written before 16 January 2001, nothing younger, and never a
+    pending message or a dead letter. The scene is set in 2000-2001 so no other test's rows are that old."""
+    from datetime import UTC, datetime
+    from uuid import uuid4
+
+    from service.runtime import sweeper
+
+    old, young = datetime(2000, 12, 1, tzinfo=UTC), datetime(2001, 2, 1, tzinfo=UTC)
+    scene = {}
+    for when in (old, young):
+        for status in ("delivered", "resolved", "unsent", "pending", "dead"):
+            message = uuid4()
+            scene[(when, status)] = message
+            await db.execute(
+                "INSERT INTO outbox (message_id, operator_id, channel, ordering_key, kind, body, created_at, status,"
+                " next_attempt_at) VALUES ($1, 'retention', 'notification', $2, 'round.settled', '{}', $3, $4, $3)",
+                message,
+                f"round:{message}",
+                when,
+                status,
+            )
+    retention = msgspec.structs.replace(runner.settings.outbox, retention_days=30)
+    in_2001 = msgspec.structs.replace(
+        runner,
+        settings=msgspec.structs.replace(runner.settings, outbox=retention),
+        clock=lambda: datetime(2001, 2, 15, tzinfo=UTC),
+    )
+    assert await sweeper.purge_outbox(in_2001) == 3
+    left = {r["message_id"] for r in await db.fetch("SELECT message_id FROM outbox WHERE operator_id = 'retention'")}
+    gone = {scene[(old, status)] for status in ("delivered", "resolved", "unsent")}
+    assert left == set(scene.values()) - gone
+    await db.execute("DELETE FROM outbox WHERE operator_id = 'retention'")
+
+
+async def test_the_app_role_cannot_purge_rows_younger_than_a_day_whatever_it_asks(runner: Runner) -> None:
+    """A stolen app login may call the purge, not empty the outbox: a cut-off within the last day is refused."""
+    from datetime import UTC, datetime
+
+    async with runner.pool.acquire() as conn:
+        with pytest.raises(asyncpg.InsufficientPrivilegeError, match="younger than a day"):
+            await conn.fetchval("SELECT purge_outbox($1, 1000)", datetime.now(UTC))
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await conn.execute("DELETE FROM outbox")
