@@ -65,7 +65,9 @@ def parse_outbox(env: Mapping[str, str], operators: Mapping[str, str], productio
         backoff_max_seconds=_number(env, "RD_OUTBOX_BACKOFF_MAX_SECONDS", 300, 0.01, 86_400),
         poll_seconds=_number(env, "RD_OUTBOX_POLL_SECONDS", 0.5, 0.01, 60),
         batch=int(_number(env, "RD_OUTBOX_BATCH", 32, 1, 1000)),
-        retention_days=int(_number(env, "RD_OUTBOX_RETENTION_DAYS", 30, 1, 3650)),
+        # At least 2: migration 022's function keeps every row younger than a day by the database's clock, so a
+        # retention of one day would be refused whenever the app's clock ran ahead of the database's.
+        retention_days=int(_number(env, "RD_OUTBOX_RETENTION_DAYS", 30, 2, 3650)),
     )
 
 
