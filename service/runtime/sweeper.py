@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -17,7 +18,7 @@ import msgspec
 import structlog
 from litestar.channels import ChannelsPlugin
 
-from service.db import idempotency_sql, outbox_sql, round_sql
+from service.db import Conn, idempotency_sql, outbox_sql, round_sql
 from service.db.db_pool import acquire
 from service.db.unit_of_work import Runner, UnitOfWork, run
 from service.observability import metrics
@@ -103,33 +104,30 @@ async def _one_at_a_time(runner: Runner) -> int:
 
 
 async def purge_keys(runner: Runner, most_batches: int = PURGE_BATCHES_PER_PASS) -> int:
-    """Delete idempotency keys older than the retention, a batch per transaction (short locks, a little WAL at a
-    time, space vacuum reclaims as it goes), at most `most_batches` batches; how many keys."""
+    """Delete idempotency keys older than the retention; how many keys."""
     before = runner.clock() - timedelta(days=runner.settings.idempotency_retention_days)
-
-    async def batch(unit: UnitOfWork) -> int:
-        return await idempotency_sql.delete_expired_keys(unit.conn, before, PURGE_BATCH)
-
-    purged = 0
-    for _ in range(most_batches):
-        deleted = await run(runner, SWEEPER, batch)
-        purged += deleted
-        if deleted < PURGE_BATCH:
-            break
-    return purged
+    return await _purge(
+        runner, lambda conn: idempotency_sql.delete_expired_keys(conn, before, PURGE_BATCH), most_batches
+    )
 
 
 async def purge_outbox(runner: Runner, most_batches: int = PURGE_BATCHES_PER_PASS) -> int:
-    """Outbox rows no one is owed any more, past RD_OUTBOX_RETENTION_DAYS, a batch per transaction as the keys are;
-    pending messages and dead letters stay. How many rows."""
+    """Outbox rows no one is owed any more, past RD_OUTBOX_RETENTION_DAYS; pending messages and dead letters stay.
+    How many rows."""
     before = runner.clock() - timedelta(days=runner.settings.outbox.retention_days)
+    return await _purge(runner, lambda conn: outbox_sql.purge(conn, before, PURGE_BATCH), most_batches)
 
-    async def batch(unit: UnitOfWork) -> int:
-        return await outbox_sql.purge(unit.conn, before, PURGE_BATCH)
+
+async def _purge(runner: Runner, batch: Callable[[Conn], Awaitable[int]], most_batches: int) -> int:
+    """A batch of PURGE_BATCH rows per transaction (short locks, a little WAL at a time, space vacuum reclaims as it
+    goes), at most `most_batches` batches; how many rows in all."""
+
+    async def one(unit: UnitOfWork) -> int:
+        return await batch(unit.conn)
 
     purged = 0
     for _ in range(most_batches):
-        deleted = await run(runner, SWEEPER, batch)
+        deleted = await run(runner, SWEEPER, one)
         purged += deleted
         if deleted < PURGE_BATCH:
             break
