@@ -54,6 +54,18 @@ async def start_with(host: Phone, origin: str, code: str, cards: list[str]) -> N
     await host.reach(before + 1)
 
 
+async def start_against_a_guest(
+    chromium: Browser, server: PlayServer, clock: ManualClock, name: str, ruleset: str, cards: list[str], **kw: Any
+) -> tuple[Phone, str]:
+    """A two-seat table: the host's phone (`kw` for `phone`), Gita seated by the API alone, the game started on
+    `cards`; the host's phone and the table's code."""
+    host = await phone(chromium, server.origin, clock, **kw)
+    code = await host_a_table(host, name, ruleset, 2)
+    await seat_a_guest_without_a_page(chromium, server.origin, code)
+    await start_with(host, server.origin, code, cards)
+    return host, code
+
+
 async def log_lines(p: Phone) -> list[str]:
     return await p.page.locator("#log li").all_text_contents()
 
@@ -126,10 +138,7 @@ async def test_the_reactions_are_pictures_of_the_page_s_own_that_fit_one_row_at_
 async def test_a_forced_pair_offers_the_split_which_plays_two_hands_or_keeps_it_each_told_in_both_languages(
     chromium: Browser, server: PlayServer, clock: ManualClock
 ) -> None:
-    host = await phone(chromium, server.origin, clock)
-    code = await host_a_table(host, "Hari", "inbetween/pagat-split/v1", 2)
-    await seat_a_guest_without_a_page(chromium, server.origin, code)
-    await start_with(host, server.origin, code, PAIR_FIRST)
+    host, _ = await start_against_a_guest(chromium, server, clock, "Hari", "inbetween/pagat-split/v1", PAIR_FIRST)
     await host.page.wait_for_selector("[data-move=split]")
     assert await offered(host) == ["split", "keep_pair"]  # awaiting the split: nothing else
     assert await host.page.text_content("#moves-title") == "A pair: split it into two hands, or keep it?"
@@ -163,10 +172,9 @@ async def test_a_forced_pair_offers_the_split_which_plays_two_hands_or_keeps_it_
     assert host.errors == []
 
     # The same pair kept, on a Nepali phone at another table.
-    host = await phone(chromium, server.origin, clock, locale="ne-NP")
-    code = await host_a_table(host, "हरि", "inbetween/pagat-split/v1", 2)
-    await seat_a_guest_without_a_page(chromium, server.origin, code)
-    await start_with(host, server.origin, code, PAIR_FIRST)
+    host, _ = await start_against_a_guest(
+        chromium, server, clock, "हरि", "inbetween/pagat-split/v1", PAIR_FIRST, locale="ne-NP"
+    )
     keep = host.page.locator("[data-move=keep_pair]")
     await keep.wait_for()
     assert await keep.text_content() == "जोडी राख्नुहोस्"
@@ -265,7 +273,7 @@ async def test_face_down_posts_show_only_to_their_seat_which_shows_them_or_folds
     host = await phone(chromium, server.origin, clock)
     code = await host_a_table(host, "Hari", "inbetween/pagat-down/v1", 2)
     await seat_a_guest_without_a_page(chromium, server.origin, code)
-    watcher = await phone(chromium, server.origin, clock)
+    watcher = await phone(chromium, server.origin, clock)  # watching before the game begins: told it from its start
     await watcher.open(f"/play/inbetween?watch={code}")
     await start_with(host, server.origin, code, DOWN_FIRST)
     await host.page.wait_for_selector("[data-move=show]")
@@ -282,8 +290,14 @@ async def test_face_down_posts_show_only_to_their_seat_which_shows_them_or_folds
     assert await watcher.page.locator("#posts svg.card.back").count() == 2
     assert await watcher.page.locator("#posts svg.card[data-card]").count() == 0
     assert await watcher.page.locator("#own-cards").count() == 0
+    await logged(watcher, "Hari's posts are dealt face down.")  # told, not shown
+    await keep_shot(watcher.page, "table-down-watcher-390x844")
     await keep_shot(host.page, "table-down-390x844")
     await no_serious_violations(host)
+    await host.page.set_viewport_size(ViewportSize(width=320, height=568))
+    await keep_shot(host.page, "table-down-320x568")
+    assert await host.page.evaluate("document.documentElement.scrollWidth") <= 320
+    await host.page.set_viewport_size(ViewportSize(width=390, height=844))
 
     await host.tap("[data-move=show]")
     await host.page.wait_for_selector("[data-move=bet]")
@@ -295,10 +309,9 @@ async def test_face_down_posts_show_only_to_their_seat_which_shows_them_or_folds
     assert watcher.errors == []
 
     # Folded unseen, on a Nepali phone at another table: the posts were never shown to anyone.
-    host = await phone(chromium, server.origin, clock, locale="ne-NP")
-    code = await host_a_table(host, "हरि", "inbetween/pagat-down/v1", 2)
-    await seat_a_guest_without_a_page(chromium, server.origin, code)
-    await start_with(host, server.origin, code, DOWN_FIRST)
+    host, _ = await start_against_a_guest(
+        chromium, server, clock, "हरि", "inbetween/pagat-down/v1", DOWN_FIRST, locale="ne-NP"
+    )
     fold = host.page.locator("[data-move=pass]")
     await fold.wait_for()
     assert await fold.text_content() == "नदेखाई छोड्नुहोस्"
