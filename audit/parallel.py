@@ -9,11 +9,10 @@ found in its section is what the single pass finds there.
 
 from __future__ import annotations
 
-import mmap
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from audit.collector import collector_paused
 from audit.replay import Replayer, ReplaySection
@@ -23,6 +22,7 @@ from audit.verify_export import ExportVerifier, VerifySection
 _TABLE = b'\n{"type":"table"'  # a table line's start: a raw newline is only ever a line's end
 TASKS_PER_WORKER = 4  # tasks per worker: a long table does not leave the other workers idle
 MIN_TASK_BYTES = 1 << 22  # smaller files are not worth a pool
+SCAN_BYTES = 1 << 20  # read at a time while looking for the next table line
 T = TypeVar("T")
 Kept = list[tuple[str, int, str, str]]  # (table_id, size, note, source) of each kept checkpoint, in order
 
@@ -34,24 +34,36 @@ def workers(jobs: int) -> int:
 
 def tasks(path: str, count: int, min_bytes: int | None = None) -> list[tuple[int, int]]:
     """The file cut at table lines into at most `count` byte ranges of about equal size (and at least `min_bytes`),
-    in file order."""
+    in file order: each range ends at the first table line at least that size past its start, found by reading
+    forward from there (a full scan of a large export cost more CPU than checking a section of it)."""
     size = Path(path).stat().st_size
     if size == 0:
         return []
-    starts = [0]
-    with open(path, "rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        at = view.find(_TABLE)
-        while at >= 0:
-            starts.append(at + 1)
-            at = view.find(_TABLE, at + 1)
     target = max(size // max(count, 1), MIN_TASK_BYTES if min_bytes is None else min_bytes)
     ranges, begin = [], 0
-    for start in starts[1:]:
-        if start - begin >= target:
+    with open(path, "rb") as stream:
+        while True:
+            start = _next_table(stream, begin + target)
+            if start is None:
+                break
             ranges.append((begin, start))
             begin = start
     ranges.append((begin, size))
     return ranges
+
+
+def _next_table(stream: BinaryIO, at: int) -> int | None:
+    """Where the first table line starting at or after byte `at` starts; None when there is none."""
+    stream.seek(max(at - 1, 0))  # a table line is found by the newline before it
+    offset, tail = max(at - 1, 0), b""
+    while chunk := stream.read(SCAN_BYTES):
+        data = tail + chunk
+        found = data.find(_TABLE)
+        if found >= 0:
+            return offset - len(tail) + found + 1
+        tail = data[-len(_TABLE) :]
+        offset += len(chunk)
+    return None
 
 
 def range_lines(path: str, start: int, end: int) -> Iterator[bytes]:
@@ -94,8 +106,10 @@ def verify_file(
     """The export verified by `jobs` processes, merged into one verifier whose report is the single pass's; None
     when the file is too small to share out or its tables are not each in one section (the caller then verifies
     it in one pass)."""
+    if jobs < 2:
+        return None
     ranges = tasks(path, jobs * TASKS_PER_WORKER, min_bytes)
-    if jobs < 2 or len(ranges) < 2:
+    if len(ranges) < 2:
         return None
     sections = _pooled(_VerifyTask(path, key, kept), ranges, jobs)
     merged = ExportVerifier(None if key is None else parse_verifier(key))
@@ -116,8 +130,10 @@ class _ReplayTask:
 
 def replay_file(path: str, jobs: int, min_bytes: int | None = None) -> Replayer | None:
     """The export replayed by `jobs` processes and merged, or None where one pass must do it (as `verify_file`)."""
+    if jobs < 2:
+        return None
     ranges = tasks(path, jobs * TASKS_PER_WORKER, min_bytes)
-    if jobs < 2 or len(ranges) < 2:
+    if len(ranges) < 2:
         return None
     with collector_paused():
         sections = _pooled(_ReplayTask(path), ranges, jobs)
