@@ -1,4 +1,4 @@
-"""The In Between worked example of docs/audit.md, made by the real engine: one short game, every record's bytes and hash.
+"""The In Between worked example of docs/audit.md, made by the real engine: one short game, every record and hash.
 
 Three players on `pagat-ante/v2`, a forced first pack (so a test game, as the service makes one), the dealer drawn at
 random, a bet that wins the whole pot and the re-ante it brings, a bet that hits a post, a bet that wins, the second
@@ -14,13 +14,12 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from audit.chain import GENESIS, Link, Record, extend
+from audit.chain import GENESIS, Record, extend
 from paytables.inbetween import inbetween_rules
 from paytables.inbetween.inbetween_actions import AgreeToStop, InBetweenAction, PlaceBet
 from paytables.inbetween.inbetween_bot import play_computers
 from paytables.inbetween.inbetween_events import InBetweenEvent, SeatSpec
 from paytables.inbetween.inbetween_game import act, start_game
-from paytables.inbetween.inbetween_tape import InBetweenStep
 from shoe.shoe import Shoe, new_shoe
 
 GAME_ID = "00000000-0000-4000-8000-0000000000b1"
@@ -67,17 +66,13 @@ def records() -> tuple[list[Record[InBetweenEvent]], Shoe]:
     for after, move in REQUESTS:
         now = STARTED + after
         moved = act(step.game, step.shoe, move, ruleset=ruleset, source=source, now=now)
-        step = _moved_on(moved, ruleset, source, now)
+        step = play_computers(moved.game, moved.shoe, ruleset=ruleset, source=source, now=now)
         written.extend((now, e) for e in (*moved.events, *step.events))
     chain = [
         Record(table_id=GAME_ID, seq=i, recorded_at=at, test=True, event=event)
         for i, (at, event) in enumerate(written, start=1)
     ]
     return chain, shoe
-
-
-def _moved_on(moved: InBetweenStep, ruleset: inbetween_rules.RuleSet, source: random.Random, now: datetime) -> InBetweenStep:
-    return play_computers(moved.game, moved.shoe, ruleset=ruleset, source=source, now=now)
 
 
 def markdown() -> str:
@@ -90,7 +85,7 @@ def markdown() -> str:
         out.extend([link.body.decode("utf-8"), "```", ""])
     out.extend(
         [
-            f"The first pack's commitment (published at seq 2, before any card) from its reveal (seq {len(links) - 1}):",
+            f"The first pack's commitment (published at seq 2, before any card) from its reveal, seq {len(links) - 1}:",
             "",
             "```sh",
             f"{{ printf '%s' {shoe.salt} | xxd -r -p; printf '%s' {shoe.order}; }} | sha256sum",
@@ -101,12 +96,6 @@ def markdown() -> str:
         ]
     )
     return "\n".join(out) + "\n"
-
-
-def link_of(seq: int) -> Link:
-    """One record's link, for a test that reads a single record."""
-    chain, _ = records()
-    return extend(GENESIS, chain)[seq - 1]
 
 
 if __name__ == "__main__":
