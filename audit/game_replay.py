@@ -100,6 +100,7 @@ class GameReplayer:
     def __init__(self) -> None:
         self.games: dict[str, list[Record[InBetweenEvent]]] = {}
         self.replayed = self.matched = self.records = 0
+        self.begun_before = 0  # ended in the export but begun before it (a --since export): open, as never re-played
         self.mismatches: list[GameMismatch] = []
 
     def record(self, table_id: str, record: Record[InBetweenEvent]) -> None:
@@ -109,12 +110,14 @@ class GameReplayer:
             records = self.games.pop(table_id)
             if type(records[0].event) is InBetweenGameStarted:
                 self._replay(table_id, records)
+            else:
+                self.begun_before += 1
 
     def report(self) -> GamesReplayed:
         return GamesReplayed(
             games=self.replayed,
             matched=self.matched,
-            open_games=len(self.games),
+            open_games=len(self.games) + self.begun_before,
             records=self.records,
             mismatches=list(self.mismatches),
         )

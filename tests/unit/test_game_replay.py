@@ -112,6 +112,16 @@ def test_a_game_without_its_end_is_counted_open_and_not_replayed() -> None:
     assert (replayer.report().games, replayer.report().open_games) == (0, 1)
 
 
+def test_a_game_begun_before_the_export_and_ended_in_it_is_counted_open_and_not_replayed() -> None:
+    """A `--since` export holds a game's last records only: its start is not there to re-play it from."""
+    records = computer_game("inbetween/nepal/v1", 3)[5:]
+    replayer = GameReplayer()
+    for record in records:
+        replayer.record(GAME, record)
+    report = replayer.report()
+    assert (report.games, report.open_games, report.records) == (0, 1, len(records))
+
+
 def test_timestamps_do_not_matter_to_moves_but_the_end_time_is_compared() -> None:
     records = computer_game("inbetween/nepal/v1", 4)
     later = [msgspec.structs.replace(r, recorded_at=START + timedelta(seconds=r.seq)) for r in records]
