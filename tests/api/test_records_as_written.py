@@ -58,7 +58,7 @@ async def test_no_record_of_a_real_run_holds_a_float(api: Signed, db: asyncpg.Co
 
 async def two_bets_one_raised(api: Signed, table_id: str) -> dict[str, Any]:
     """A spread of 8 (2 and J); the first bet raises 4, the second has not decided."""
-    rnd = await open_round(api, table_id, [("p1", 10), ("p2", 7)], ["2S", "JH", "TD"])
+    rnd: dict[str, Any] = await open_round(api, table_id, [("p1", 10), ("p2", 7)], ["2S", "JH", "TD"])
     assert (await decide(api, rnd["round_id"], rnd["bets"][0]["bet_id"], "raise", 4)).status_code == 200
     return rnd
 
