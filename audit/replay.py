@@ -350,9 +350,14 @@ class Replayer:
                 self._mismatch(table_id, recorded.round_id, detail)
                 continue
             start = recorded.first_shoe_index()
-            if position is None or start is None:  # dealt before the export starts: take its word for where
+            if start is None or recorded.opened is None:  # opened before the export starts: not re-run
                 position = None if start is None else start + recorded.card_count()
                 continue
+            if position is None:
+                # The shoe was shuffled where replay cannot read it (before a --since export, or in a schema-1
+                # record before an upgrade): the round is re-run from where its own cards say the shoe stood,
+                # and the rounds after it from where it left the shoe.
+                position = start
             position = self._replay_round(recorded, shoe_at(revealed, decks, position, cut))
         return position
 
