@@ -4,8 +4,8 @@ The export is `bench_audit_tools.make_export`'s (made once, kept at --file). Eac
 process and takes its CPU (user + sys of it and its workers, from the kernel's accounting of the reaped process
 tree) and wall time; the sides and the job counts alternate run by run, so a machine that speeds up or slows down
 during the benchmark weighs on both alike. `--base DIR` is another checkout with its own .venv (e.g. a worktree of
-main): its commands run without --jobs, which it may not know. Other load is the machine's busy share of all cores
-(/proc/stat) beyond what the timed commands used.
+main): its commands run with the same --jobs where it has them (audit/parallel.py), else without. Other load is
+the machine's busy share of all cores (/proc/stat) beyond what the timed commands used.
 
     .venv/bin/python -m tests.benchmarks.bench_audit_cli [--base DIR] [--runs 3] [--jobs 1,0] [--file PATH]
 """
@@ -58,7 +58,11 @@ def main() -> None:
     # The venv's python is not resolved: its link is what makes it the venv's.
     sides: list[tuple[str, Path, list[str]]] = [("this", Path.cwd(), [f"--jobs={j}" for j in args.jobs.split(",")])]
     if args.base is not None:
-        sides.append(("base", args.base.absolute(), [""]))
+        # A base that knows --jobs is timed with the same job counts (its default is every core, so a base timed
+        # without it would set its all-core figures against this tree's one-core ones); an older one runs without it
+        base = args.base.absolute()
+        knows_jobs = (base / "audit/parallel.py").exists()
+        sides.append(("base", base, sides[0][2] if knows_jobs else [""]))
     results: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
     before, own_cpu, started = busy(), 0.0, time.perf_counter()
     for run in range(args.runs):
