@@ -181,6 +181,14 @@ def bearer_of(case: Case, ids: dict[str, str]) -> str | None:
 PATH_PARAMETER = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 
+def segment(value: str) -> str:
+    """A path parameter as one segment of the target. A segment of "." or ".." is a dot-segment that a client removes
+    before sending (RFC 3986 5.2.4: httpx sent /v1/rounds/. as /v1/rounds, so it reached another route under a
+    signature of the first), so those are sent percent-encoded, as a client sends a parameter that holds them."""
+    quoted = quote(value, safe="", errors="surrogatepass")
+    return quoted.replace(".", "%2E") if quoted in {".", ".."} else quoted
+
+
 def request_of(route: Served, case: Case, spoil: Thrown | None, ids: dict[str, str]) -> tuple[str, bytes]:
     """The request target and body of the case's valid request, with the one spoiled input in it."""
     path_values = dict(case.path)
@@ -197,9 +205,7 @@ def request_of(route: Served, case: Case, spoil: Thrown | None, ids: dict[str, s
                 extra = {spoil.value[0]: spoil.value[1]}
             case "body":
                 body = spoil.value
-    path = PATH_PARAMETER.sub(
-        lambda m: quote(fill(path_values[m.group(1)], ids), safe="", errors="surrogatepass"), route.path
-    )
+    path = PATH_PARAMETER.sub(lambda m: segment(fill(path_values[m.group(1)], ids)), route.path)
     values = {n: fill(v, ids) for n, v in query_values.items()} | extra
     target = f"{path}?{query(values)}" if values else path
     raw = b"" if body is NO_BODY or route.method == "GET" else render(fill(body, ids)).encode()

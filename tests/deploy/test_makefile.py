@@ -13,7 +13,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # As from a shell: not a sub-make of `make test` (which would print "Entering directory" and pass its flags on).
-OUTSIDE_MAKE = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+# The Makefile's own variables too: `make test PYTEST_ARGS=...` (or TEST_WORKERS) put in the environment of the run
+# would change the recipes these tests read
+OUTSIDE_MAKE = {
+    k: v
+    for k, v in os.environ.items()
+    if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTEST_ARGS", "TEST_WORKERS", "FUZZ_EXAMPLES")
+}
 
 
 def test_the_python_probe_prints_nothing_when_a_shim_names_a_missing_version(tmp_path: Path) -> None:
