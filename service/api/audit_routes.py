@@ -64,7 +64,10 @@ def checkpoint_out(checkpoint: StoredCheckpoint) -> wire.CheckpointOut:
     )
 
 
-TableId = Annotated[UUID, QueryParameter(description="a table id, or the nil UUID for the system chain (auditors)")]
+TableId = Annotated[
+    UUID,
+    QueryParameter(description="a table id, an In Between game id, or the nil UUID for the system chain (auditors)"),
+]
 
 
 @get(

@@ -22,6 +22,7 @@ from audit.checkpoint import Checkpoint, sign_checkpoint
 from audit.proof_check import table_origin
 from audit.signed_note import Signer, parse_signer
 from audit.system_events import SystemEvent
+from paytables.inbetween.inbetween_events import InBetweenEvent
 from paytables.red_dog.events import Event
 from service.chains import fork_guard, notifications
 from service.chains.checkpoint_store import Kept
@@ -85,7 +86,7 @@ def append(
     unit: UnitOfWork,
     table_id: UUID,
     head: AuditHead,
-    events: Sequence[Event] | Sequence[SystemEvent],
+    events: Sequence[Event] | Sequence[InBetweenEvent] | Sequence[SystemEvent],
     *,
     test: bool,
     checkpoint_size: int = 0,

@@ -32,14 +32,12 @@ class AuditHead(msgspec.Struct, frozen=True, kw_only=True):
     seq: int
     hash: bytes
     recorded_at: datetime | None  # None before the first record written with this column
-    # The Merkle tree head over records 1..seq, for the chains that are checkpointed (tables', the system's); None for
-    # a chain whose row keeps no tree head (an In Between game's), which an append then does not extend.
-    tree: CompactRange | None = CompactRange()
+    # The Merkle tree head over records 1..seq: every chain is checkpointed (the tables', the games' since migration
+    # 023, the system's), and every append extends it.
+    tree: CompactRange = CompactRange()
 
     def merkle(self) -> CompactRange:
-        """The tree head of a checkpointed chain (a table's or the system's, which always keep one)."""
-        if self.tree is None:
-            raise ValueError(f"the chain at seq {self.seq} keeps no Merkle tree head")
+        """The chain's tree head, what its checkpoints sign."""
         return self.tree
 
 
@@ -123,7 +121,7 @@ def append(
             [link.body for link in links],
         ),
     )
-    tree = None if head.tree is None else head.tree.extend(link.hash for link in links)
+    tree = head.tree.extend(link.hash for link in links)
     new_head = AuditHead(seq=links[-1].seq, hash=links[-1].hash, recorded_at=stamp, tree=tree)
     return [insert], new_head
 

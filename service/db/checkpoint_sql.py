@@ -1,7 +1,7 @@
 """SQL for signed checkpoints, the heads they sign, and the record hashes proofs are built from.
 
-A "chain" here is a game table's or the system chain (`system_chain`, under the nil UUID); `owner` narrows a read to
-one operator's tables (None: an auditor, who reads every chain).
+A "chain" here is a game table's, an In Between game's or the system chain (`system_chain`, under the nil UUID);
+`owner` narrows a read to one operator's tables (None: an auditor, who reads every chain).
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ from service.db import Conn, Statement
 from service.db.audit_sql import AuditHead, head_of
 
 SYSTEM_CHAIN = UUID(SYSTEM_CHAIN_ID)
+# Every checkpointed chain's head. A game's operator is left out (NULL, as the system chain's): the checkpoint
+# notifications tell an operator of its tables' chains, and a game's checkpoints reach auditors by the export.
 _HEADS = (
     "SELECT table_id, audit_seq, audit_hash, audit_at, audit_tree, operator_id FROM game_tables"
+    " UNION ALL SELECT game_id, audit_seq, audit_hash, audit_at, audit_tree, NULL FROM inbetween_games"
     " UNION ALL SELECT table_id, audit_seq, audit_hash, audit_at, audit_tree, NULL FROM system_chain"
 )
 
@@ -76,13 +79,22 @@ async def select_checkpoints(conn: Conn, table_id: UUID) -> list[StoredCheckpoin
 
 
 async def chain_visible(conn: Conn, table_id: UUID, owner: str | None) -> bool:
-    """Whether the caller may read this chain: an auditor every one, an operator only its own tables'."""
+    """Whether the caller may read this chain: an auditor every one, an operator only its own tables' and games'."""
     if owner is None:
         return table_id == SYSTEM_CHAIN or bool(
-            await conn.fetchval("SELECT true FROM game_tables WHERE table_id = $1", table_id)
+            await conn.fetchval(
+                "SELECT true FROM game_tables WHERE table_id = $1"
+                " UNION ALL SELECT true FROM inbetween_games WHERE game_id = $1",
+                table_id,
+            )
         )
     return bool(
-        await conn.fetchval("SELECT true FROM game_tables WHERE table_id = $1 AND operator_id = $2", table_id, owner)
+        await conn.fetchval(
+            "SELECT true FROM game_tables WHERE table_id = $1 AND operator_id = $2"
+            " UNION ALL SELECT true FROM inbetween_games WHERE game_id = $1 AND operator_id = $2",
+            table_id,
+            owner,
+        )
     )
 
 
@@ -99,9 +111,13 @@ async def select_head(conn: Conn, table_id: UUID) -> AuditHead | None:
 
 
 async def lock_table_head(conn: Conn, table_id: UUID) -> AuditHead | None:
-    """A game table's head, locked to the transaction's end: nothing extends the chain meanwhile."""
+    """A game table's or an In Between game's head, locked to the transaction's end: nothing extends the chain
+    meanwhile."""
     record = await conn.fetchrow(
         "SELECT audit_seq, audit_hash, audit_at, audit_tree FROM game_tables WHERE table_id = $1 FOR UPDATE", table_id
+    ) or await conn.fetchrow(
+        "SELECT audit_seq, audit_hash, audit_at, audit_tree FROM inbetween_games WHERE game_id = $1 FOR UPDATE",
+        table_id,
     )
     return None if record is None else head_of(record)
 

@@ -14,7 +14,7 @@ import msgspec
 from audit.chain import Link
 from paytables.inbetween.inbetween_state import Game
 from service.db import Conn, Statement
-from service.db.audit_sql import AuditHead
+from service.db.audit_sql import AuditHead, head_of, tree_bytes
 from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, select_one
 from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
@@ -33,8 +33,8 @@ class StoredGame(msgspec.Struct, frozen=True, kw_only=True):
 def insert_game(game_id: UUID, operator_id: str, game: Game, shoe: Shoe, head: AuditHead) -> Statement:
     return Statement(
         sql="INSERT INTO inbetween_games (game_id, operator_id, ruleset, ruleset_sha256, status, test, started_at,"
-        " ended_at, state, shoe, audit_seq, audit_hash, audit_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        " ended_at, state, shoe, audit_seq, audit_hash, audit_at, audit_tree)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
         args=(
             game_id,
             operator_id,
@@ -49,6 +49,7 @@ def insert_game(game_id: UUID, operator_id: str, game: Game, shoe: Shoe, head: A
             head.seq,
             head.hash,
             head.recorded_at,
+            tree_bytes(head.merkle()),
         ),
     )
 
@@ -60,7 +61,8 @@ def update_game(game_id: UUID, game: Game, shoe: Shoe, head: AuditHead, *, repla
     whole (40001, migration 011), so a move read without a lock never lands on a turn it did not see. It leads."""
     return Statement(
         sql="UPDATE inbetween_games SET status = $2, ended_at = $3, state = $4, shoe = $5, audit_seq = $6,"
-        " audit_hash = $7, audit_at = $8 WHERE game_id = $1 AND reddog_expect_head(audit_seq, $9) RETURNING 1",
+        " audit_hash = $7, audit_at = $8, audit_tree = $10"
+        " WHERE game_id = $1 AND reddog_expect_head(audit_seq, $9) RETURNING 1",
         args=(
             game_id,
             game.status.value,
@@ -71,13 +73,14 @@ def update_game(game_id: UUID, game: Game, shoe: Shoe, head: AuditHead, *, repla
             head.hash,
             head.recorded_at,
             replaces,
+            tree_bytes(head.merkle()),
         ),
         leads=True,
     )
 
 
 ONE_GAME = OneRow(
-    columns="g.state, g.shoe, g.audit_seq, g.audit_hash, g.audit_at",
+    columns="g.state, g.shoe, g.audit_seq, g.audit_hash, g.audit_at, g.audit_tree",
     source="inbetween_games g",
     owner="g",
     id_column="game_id",
@@ -98,9 +101,7 @@ async def read_game(conn: Conn, operator_id: str, game_id: UUID, mode: Mode) -> 
 
 
 def _stored(record: asyncpg.Record) -> StoredGame:
-    # A game's row keeps no Merkle tree head (games are not checkpointed yet): tree=None, which appends leave alone.
-    head = AuditHead(seq=record["audit_seq"], hash=record["audit_hash"], recorded_at=record["audit_at"], tree=None)
-    return StoredGame(game=_decode(record["state"]), shoe=decode_shoe(record["shoe"]), head=head)
+    return StoredGame(game=_decode(record["state"]), shoe=decode_shoe(record["shoe"]), head=head_of(record))
 
 
 async def select_records(conn: Conn, game_id: UUID, *, after: int = 0, limit: int | None = None) -> list[Link]:

@@ -19,7 +19,8 @@ from paytables.inbetween.inbetween_events import InBetweenChipsBought, InBetween
 from paytables.inbetween.inbetween_seat_play import Computer, Personality, play_held_seats
 from paytables.inbetween.inbetween_state import Game, GameStatus
 from paytables.inbetween.inbetween_tape import InBetweenStep
-from service.db import audit_sql, friends_sql, inbetween_sql
+from service.chains import checkpoints
+from service.db import friends_sql, inbetween_sql
 from service.db.audit_sql import GENESIS_HEAD
 from service.db.friends_sql import FriendsSeat, FriendsTable
 from service.db.inbetween_sql import StoredGame
@@ -112,7 +113,8 @@ async def start(
     except InBetweenError as exc:
         raise refused(exc) from None
     events = [*first.events, *step.events]
-    writes, head = audit_sql.append(game_id, GENESIS_HEAD, events, test=bool(forced), now=unit.now)
+    appended = checkpoints.append(unit, game_id, GENESIS_HEAD, events, test=bool(forced), now=unit.now)
+    writes, head = appended.writes, appended.head
     unit.defer([inbetween_sql.insert_game(game_id, FRIENDS_OPERATOR, step.game, step.shoe, head), *writes])
     unit.defer(friends_sql.insert_seat(table.table_id, s, None) for s in added)
     unit.defer(friends_sql.update_seat(table.table_id, s) for s in seats if s.seat in taken)

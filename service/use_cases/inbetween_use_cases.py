@@ -22,7 +22,8 @@ from paytables.inbetween.inbetween_posts import possible_pair_calls
 from paytables.inbetween.inbetween_rules import RuleSet
 from paytables.inbetween.inbetween_state import Game, GameStatus
 from paytables.inbetween.inbetween_views import own_cards, seat_view
-from service.db import audit_sql, inbetween_sql
+from service.chains import checkpoints
+from service.db import inbetween_sql
 from service.db.audit_sql import GENESIS_HEAD, AuditHead
 from service.db.row_reads import Missing, Replay
 from service.db.unit_of_work import UnitOfWork
@@ -94,8 +95,10 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
         step = play_computers(first.game, first.shoe, ruleset=ruleset, source=source, now=unit.now)
     except InBetweenError as exc:
         raise refused(exc) from None
-    writes, head = audit_sql.append(game_id, GENESIS_HEAD, [*first.events, *step.events], test=new.test, now=unit.now)
-    unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *writes])
+    events = [*first.events, *step.events]
+    appended = checkpoints.append(unit, game_id, GENESIS_HEAD, events, test=new.test, now=unit.now)
+    head = appended.head
+    unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *appended.writes])
     log_if_ended(unit, step.game)
     return view(step.game, step.shoe, head.seq)
 
@@ -164,8 +167,10 @@ def persist(
     unit: UnitOfWork, game_id: UUID, head: AuditHead, game: Game, shoe: Shoe, events: list[InBetweenEvent]
 ) -> AuditHead:
     """The game row and its audit records, written together before COMMIT; the chain's head after them."""
-    writes, new_head = audit_sql.append(game_id, head, events, test=game.test, now=unit.now)
-    unit.defer([*writes, inbetween_sql.update_game(game_id, game, shoe, new_head, replaces=head.seq)])
+    # checkpoints.append: the fork guard's refusal and the checkpoint of each N records, as a table's appends have
+    appended = checkpoints.append(unit, game_id, head, events, test=game.test, now=unit.now)
+    new_head = appended.head
+    unit.defer([*appended.writes, inbetween_sql.update_game(game_id, game, shoe, new_head, replaces=head.seq)])
     log_if_ended(unit, game)
     return new_head
 
