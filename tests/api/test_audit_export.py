@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
-import os
 import random
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,7 @@ from audit.verify_export import verify_lines
 from tests.api.helpers import decide, open_round, problem
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
+from tests.support.reddog_command import reddog
 from tests.support.scratch import Database, verified_scratch_database
 
 PAYTABLES = ["standard/v1", "generous/v1", "post-double/v1"]
@@ -204,15 +202,3 @@ async def test_the_export_command_writes_the_same_lines_as_the_api_and_they_veri
     replayer = Replayer()
     replayer.feed_bytes(read_raw_lines(io.BytesIO(out.read_bytes())))
     assert replayer.report().rounds == 2
-
-
-async def reddog(database_url: str, *args: str) -> tuple[int, str, str]:
-    """The installed command, as an operator runs it."""
-    command = Path(sys.executable).with_name("reddog")
-    env = {**os.environ, "DATABASE_URL": database_url}
-    process = await asyncio.create_subprocess_exec(
-        str(command), *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await process.communicate()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()

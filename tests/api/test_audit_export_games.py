@@ -16,8 +16,9 @@ from audit.replay import Replayer
 from audit.verify_export import verify_lines
 from tests.api.helpers import problem
 from tests.api.inbetween_helpers import humans, play, start
-from tests.api.test_audit_export import pages, reddog
+from tests.api.test_audit_export import pages
 from tests.support.client import Signed
+from tests.support.reddog_command import reddog
 from tests.support.scratch import Database, verified_scratch_database
 
 SPLIT = "inbetween/pagat-split/v1"

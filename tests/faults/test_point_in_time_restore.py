@@ -19,13 +19,12 @@ from audit import merkle
 from service.chains import checkpoint_store
 from tests.conftest import make_settings
 from tests.faults.load import ANTE, assert_settled_by_hand, history
-from tests.integration.test_audit_db_tools import reddog
 from tests.integration.test_signing_key_continuity import KEY_A, KEY_B, key_file, refused, start
 from tests.support.client import Signed
 from tests.support.debian_cluster import Node, archiving, base_backup, binaries, new_node, restore, workspace
 from tests.support.live import live
 from tests.support.private_cluster import migrate_for_tests
-from tests.support.reddog_command import reddog_with_store
+from tests.support.reddog_command import reddog, reddog_with_store
 from tests.support.tools import missing
 
 ROUNDS = int(os.environ.get("RD_RESTORE_ROUNDS", "12"))  # rounds per table on each side of the restore point

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 from uuid import UUID
 
@@ -16,18 +13,8 @@ from tests.api.inbetween_helpers import humans, start
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.reddog_command import reddog
 from tests.support.scratch import scratch_database
-
-
-async def reddog(database_url: str, *args: str) -> tuple[int, str, str]:
-    command = Path(sys.executable).with_name("reddog")
-    env = {**os.environ, "DATABASE_URL": database_url}
-    process = await asyncio.create_subprocess_exec(
-        str(command), *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await process.communicate()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def play(url: str) -> tuple[str, str]:

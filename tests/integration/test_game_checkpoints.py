@@ -4,11 +4,8 @@ a game's history before, so the owner's re-chained rewrite of a game went unnoti
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import os
-import sys
 from pathlib import Path
 from uuid import UUID
 
@@ -22,21 +19,11 @@ from tests.api.inbetween_helpers import humans, start
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.reddog_command import reddog
 from tests.support.scratch import scratch_database
 
 VERIFIER = parse_verifier(AUDIT_KEY.verifier_key)
 POSTS = ["4S", "JH", "7D", "9C", "KS", "2H"]
-
-
-async def reddog(database_url: str, *args: str) -> tuple[int, str, str]:
-    command = Path(sys.executable).with_name("reddog")
-    env = {**os.environ, "DATABASE_URL": database_url}
-    process = await asyncio.create_subprocess_exec(
-        str(command), *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await process.communicate()
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def hashes_of(db: asyncpg.Connection, chain: UUID) -> list[bytes]:

@@ -10,9 +10,9 @@ import asyncpg
 from service.db.app_login import login_url
 from tests.api.inbetween_helpers import humans, play, start
 from tests.conftest import make_settings
-from tests.integration.test_audit_db_tools import reddog
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.reddog_command import reddog
 from tests.support.scratch import TEST_LOGIN, TEST_LOGIN_PASSWORD, scratch_database
 
 

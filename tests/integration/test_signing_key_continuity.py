@@ -14,8 +14,8 @@ from audit.signed_note import KeyPair, generate_key
 from service.chains.key_continuity import SigningKeyChanged
 from service.db.app_login import login_url
 from tests.conftest import make_settings
-from tests.integration.test_audit_db_tools import reddog
 from tests.support.live import live
+from tests.support.reddog_command import reddog
 from tests.support.scratch import TEST_LOGIN, TEST_LOGIN_PASSWORD, scratch_database
 
 KEY_A = generate_key("rd.example.com/audit", secrets.token_bytes(32))
