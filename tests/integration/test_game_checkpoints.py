@@ -4,7 +4,6 @@ a game's history before, so the owner's re-chained rewrite of a game went unnoti
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from uuid import UUID
@@ -19,6 +18,7 @@ from tests.api.inbetween_helpers import humans, start
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.owner_rewrite import rechain_as_owner
 from tests.support.reddog_command import reddog
 from tests.support.scratch import scratch_database
 
@@ -70,26 +70,7 @@ async def rewrite_game_as_owner(db: asyncpg.Connection, game_id: UUID) -> int:
     seq = next(i for i, body in enumerate(bodies, start=1) if b'"reason":"ante"' in body)
     assert b'"delta":-10,' in bodies[seq - 1]
     bodies[seq - 1] = bodies[seq - 1].replace(b'"delta":-10,', b'"delta":-1,')
-    async with db.transaction():
-        await db.execute("SET LOCAL session_replication_role = replica")  # the append-only triggers stop firing
-        prev = bytes(32)
-        for at, body in enumerate(bodies, start=1):
-            digest = hashlib.sha256(prev + body).digest()
-            await db.execute(
-                "UPDATE audit_log SET prev_hash = $3, hash = $4, body = $5 WHERE table_id = $1 AND seq = $2",
-                game_id,
-                at,
-                prev,
-                digest,
-                body,
-            )
-            prev = digest
-        await db.execute(
-            "UPDATE inbetween_games SET audit_hash = $2, audit_tree = audit_compact_range(game_id) WHERE game_id = $1",
-            game_id,
-            prev,
-        )
-        await db.execute("DELETE FROM audit_checkpoints WHERE table_id = $1", game_id)
+    await rechain_as_owner(db, game_id, bodies, "inbetween_games")
     return seq
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import AsyncIterator
 from typing import Any
 from uuid import UUID
@@ -22,6 +21,7 @@ from service.db import audit_sql
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.owner_rewrite import rechain_as_owner
 from tests.support.scratch import scratch_database
 
 VERIFIER = parse_verifier(AUDIT_KEY.verifier_key)
@@ -52,26 +52,7 @@ async def rewrite_as_owner(db: asyncpg.Connection, table_id: UUID, round_id: str
     forged = msgspec.structs.replace(target.event, payout=payout, net=payout - target.event.ante)
     bodies = [r["body"] for r in rows]
     bodies[target.seq - 1] = canonical(msgspec.structs.replace(target, event=forged))
-    async with db.transaction():
-        await db.execute("SET LOCAL session_replication_role = replica")  # the append-only triggers stop firing
-        prev = bytes(32)
-        for seq, body in enumerate(bodies, start=1):
-            digest = hashlib.sha256(prev + body).digest()
-            await db.execute(
-                "UPDATE audit_log SET prev_hash = $3, hash = $4, body = $5 WHERE table_id = $1 AND seq = $2",
-                table_id,
-                seq,
-                prev,
-                digest,
-                body,
-            )
-            prev = digest
-        await db.execute(
-            "UPDATE game_tables SET audit_hash = $2, audit_tree = audit_compact_range(table_id) WHERE table_id = $1",
-            table_id,
-            prev,
-        )
-        await db.execute("DELETE FROM audit_checkpoints WHERE table_id = $1", table_id)
+    await rechain_as_owner(db, table_id, bodies, "game_tables")
     return target.seq
 
 
