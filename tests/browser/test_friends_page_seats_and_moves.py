@@ -18,7 +18,9 @@ REACTIONS = ["clap", "laugh", "wow", "sad", "fire", "namaste"]  # docs/friends-a
 SCREENS = [(320, 568), (390, 844), (1200, 675)]
 # "2H" is place 1 of the canonical deck (2S 2H 2D 2C 3S ...): at two seats, 1 mod 2 is seat 1, which deals, so the
 # host in seat 0 plays first, on the pair of eights. A split's first hand takes the 2D, its second the KD.
-PAIR_FIRST = ["2H", "8S", "8H", "2D", "KD"]
+# the dealer card, Hari's pair, the split hands' second posts, then Gita's posts: a spread, so her turn waits for her
+# (random posts side by side passed it, and the next round's, pushing "Hari passes." out of the log's last 8 lines)
+PAIR_FIRST = ["2H", "8S", "8H", "2D", "KD", "3C", "QC"]
 
 
 async def host_a_table(p: Phone, name: str, ruleset: str, seats: int) -> str:
