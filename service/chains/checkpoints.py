@@ -91,8 +91,10 @@ def append(
     test: bool,
     checkpoint_size: int = 0,
     now: datetime | None = None,
+    last: bool = False,
 ) -> Appended:
-    """audit_sql.append, plus the chain's checkpoint when these records take it past a multiple of N."""
+    """audit_sql.append, plus the chain's checkpoint when these records take it past a multiple of N, or are its
+    `last` (a game's end: the background pass no longer looks at an ended game)."""
     at = now or unit.now
     guard = fork_guard.guard_of(unit.settings)
     refusal = None if guard is None else guard.refusal(table_id, head)
@@ -103,7 +105,7 @@ def append(
     signer = signer_of(unit.settings)
     every = unit.settings.checkpoint_every_records
     signed = None
-    if signer is not None and new_head.seq // every > head.seq // every:
+    if signer is not None and (last or new_head.seq // every > head.seq // every):
         write, signed = _signed_writes(signer, table_id, new_head, at)
         writes.append(write)
         checkpoint_size = new_head.seq
@@ -163,8 +165,9 @@ async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoi
     return await checkpoint_sql.select_checkpoint(unit.conn, table_id, head.seq)
 
 
-async def anchor_due(runner: Runner) -> int:
-    """Sign a checkpoint of every chain that has records past a checkpoint at least T seconds old; how many."""
+async def anchor_due(runner: Runner, *, ended_games: bool = False) -> int:
+    """Sign a checkpoint of every chain that has records past a checkpoint at least T seconds old; how many. Ended
+    games are signed in the append that ends them, so they are looked at only when asked (`ended_games`)."""
     signer = signer_of(runner.settings)
     if signer is None:
         return 0
@@ -174,7 +177,7 @@ async def anchor_due(runner: Runner) -> int:
         guard = fork_guard.guard_of(unit.settings)
         if guard is not None:
             await guard.refresh(unit.conn)
-        due = await checkpoint_sql.select_unanchored_heads(unit.conn, older_than)
+        due = await checkpoint_sql.select_unanchored_heads(unit.conn, older_than, ended_games=ended_games)
         due = [c for c in due if guard is None or c.table_id not in guard.fenced]
         for chain in due:
             write, signed = _signed_writes(signer, chain.table_id, chain.head, unit.now)
@@ -206,10 +209,13 @@ def pass_interval(settings: Settings) -> float:
 
 
 async def run_forever(runner: Runner) -> None:
-    """The background loop each replica runs; a failed pass is logged and the next one tries again."""
+    """The background loop each replica runs; a failed pass is logged and the next one tries again. The first pass
+    after start reads the ended games too, so none is left unsigned (the later ones read only those being played)."""
+    first = True
     while True:
         try:
-            signed = await anchor_due(runner)
+            signed = await anchor_due(runner, ended_games=first)
+            first = False
             if signed:
                 log.info("checkpoints_signed", chains=signed)
         except asyncio.CancelledError:

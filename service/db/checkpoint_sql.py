@@ -122,11 +122,17 @@ async def lock_table_head(conn: Conn, table_id: UUID) -> AuditHead | None:
     return None if record is None else head_of(record)
 
 
-async def select_unanchored_heads(conn: Conn, older_than: datetime) -> list[ChainHead]:
+# What the background pass looks at: the tables, the games still being played (one that ended was signed in the
+# append that ended it, and ended games pile up), the system chain.
+_PASS_HEADS = _HEADS.replace("FROM inbetween_games", "FROM inbetween_games WHERE ended_at IS NULL")
+
+
+async def select_unanchored_heads(conn: Conn, older_than: datetime, *, ended_games: bool = False) -> list[ChainHead]:
     """Chains with records past their latest checkpoint, when that checkpoint was signed before `older_than` (or
-    there is none): what the background pass anchors."""
+    there is none): what the background pass anchors. `ended_games` reads the ended games too (a replica's first
+    pass: games that ended before migration 023, or while no key signed)."""
     records = await conn.fetch(
-        f"SELECT h.* FROM ({_HEADS}) AS h"  # noqa: S608 - ours
+        f"SELECT h.* FROM ({_HEADS if ended_games else _PASS_HEADS}) AS h"  # noqa: S608 - ours
         " LEFT JOIN LATERAL (SELECT c.tree_size, c.created_at FROM audit_checkpoints c"
         "  WHERE c.table_id = h.table_id ORDER BY c.tree_size DESC LIMIT 1) AS c ON true"
         " WHERE h.audit_seq > coalesce(c.tree_size, 0) AND coalesce(c.created_at, '-infinity') <= $1",

@@ -113,7 +113,8 @@ async def start(
     except InBetweenError as exc:
         raise refused(exc) from None
     events = [*first.events, *step.events]
-    appended = checkpoints.append(unit, game_id, GENESIS_HEAD, events, test=bool(forced), now=unit.now)
+    over = step.game.status is GameStatus.GAME_OVER
+    appended = checkpoints.append(unit, game_id, GENESIS_HEAD, events, test=bool(forced), now=unit.now, last=over)
     writes, head = appended.writes, appended.head
     unit.defer([inbetween_sql.insert_game(game_id, FRIENDS_OPERATOR, step.game, step.shoe, head), *writes])
     unit.defer(friends_sql.insert_seat(table.table_id, s, None) for s in added)

@@ -96,7 +96,8 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
     except InBetweenError as exc:
         raise refused(exc) from None
     events = [*first.events, *step.events]
-    appended = checkpoints.append(unit, game_id, GENESIS_HEAD, events, test=new.test, now=unit.now)
+    over = step.game.status is GameStatus.GAME_OVER
+    appended = checkpoints.append(unit, game_id, GENESIS_HEAD, events, test=new.test, now=unit.now, last=over)
     head = appended.head
     unit.defer([inbetween_sql.insert_game(game_id, unit.operator_id, step.game, step.shoe, head), *appended.writes])
     log_if_ended(unit, step.game)
@@ -168,7 +169,8 @@ def persist(
 ) -> AuditHead:
     """The game row and its audit records, written together before COMMIT; the chain's head after them."""
     # checkpoints.append: the fork guard's refusal and the checkpoint of each N records, as a table's appends have
-    appended = checkpoints.append(unit, game_id, head, events, test=game.test, now=unit.now)
+    over = game.status is GameStatus.GAME_OVER
+    appended = checkpoints.append(unit, game_id, head, events, test=game.test, now=unit.now, last=over)
     new_head = appended.head
     unit.defer([*appended.writes, inbetween_sql.update_game(game_id, game, shoe, new_head, replaces=head.seq)])
     log_if_ended(unit, game)

@@ -14,7 +14,8 @@ from audit import merkle
 from audit.proof_check import open_table_checkpoint
 from audit.signed_note import parse_verifier
 from service.chains.checkpoints import anchor_due
-from tests.api.inbetween_helpers import humans, start
+from service.db.checkpoint_sql import select_unanchored_heads
+from tests.api.inbetween_helpers import humans, play, start
 from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
@@ -60,6 +61,38 @@ async def test_a_games_chain_keeps_its_tree_head_and_the_background_pass_signs_t
             str(game_id),
         )
         assert told == 0
+
+
+async def test_the_append_that_ends_a_game_signs_its_last_head_and_only_a_replicas_first_pass_looks_at_it_again(
+    database_url: str, clock: ManualClock, db: asyncpg.Connection
+) -> None:
+    settings = make_settings(database_url, checkpoint_every_records=1000, checkpoint_every_seconds=60)
+    async with live(settings, clock=clock) as server:
+        ended = (await start(server.api, humans("alice", "bob"), POSTS, ruleset="inbetween/pagat-ante/v2"))["game_id"]
+        playing = (await start(server.api, humans("carol", "dan"), POSTS, ruleset="inbetween/pagat-ante/v2"))["game_id"]
+        await play(server.api, ended, "alice", "agree_stop")
+        over = await play(server.api, ended, "bob", "agree_stop")  # the players agree to stop: the pot is shared
+        assert over["status"] == "game_over"
+        game_id = UUID(ended)
+        size = await db.fetchval("SELECT audit_seq FROM inbetween_games WHERE game_id = $1", game_id)
+        sizes = await db.fetch("SELECT tree_size FROM audit_checkpoints WHERE table_id = $1", game_id)
+        assert [r["tree_size"] for r in sizes] == [size]  # signed in the append that ended it, no pass run
+        # The pass looks at the games still being played: with the ended game's checkpoint gone (as the owner, in a
+        # transaction rolled back), the pass still does not read it, where it does read the one being played
+        clock.advance(3600)
+        transaction = db.transaction()
+        await transaction.start()
+        try:
+            await db.execute("SET LOCAL session_replication_role = replica")
+            await db.execute("DELETE FROM audit_checkpoints WHERE table_id = ANY($1)", [game_id, UUID(playing)])
+            due = {str(c.table_id) for c in await select_unanchored_heads(db, clock.now)}
+            # ... but a replica's first pass reads the ended games too (ended before migration 023, or unsigned)
+            first = {str(c.table_id) for c in await select_unanchored_heads(db, clock.now, ended_games=True)}
+        finally:
+            await transaction.rollback()
+        assert playing in due
+        assert ended not in due
+        assert {playing, ended} <= first
 
 
 async def rewrite_game_as_owner(db: asyncpg.Connection, game_id: UUID) -> int:
