@@ -132,6 +132,13 @@ class GameReplayer:
             self.matched += 1
 
 
+def _forced(events: list[InBetweenEvent]) -> int:
+    """How many cards the first pack's shuffle record says a test game forced to its front (the engine refuses any
+    in a live game); none in records written before the count was recorded."""
+    shuffled = next((e for e in events if type(e) is InBetweenShoeShuffled and e.shoe_number == 1), None)
+    return 0 if shuffled is None else shuffled.forced
+
+
 def replay_game(records: list[Record[InBetweenEvent]]) -> None:
     """Re-play one whole game; raises `_Problem` at the first record the engine does not write again."""
     started = records[0].event
@@ -157,6 +164,7 @@ def replay_game(records: list[Record[InBetweenEvent]]) -> None:
             now=started.at,
             dealer=started.dealer,
             test=started.test,
+            forced=_forced(events),
         )
     at = _compare(events, 0, step)
     while at < len(events):

@@ -251,9 +251,19 @@ def check_bet(game: Game, ruleset: RuleSet, amount: int) -> None:
 
 
 def check_setup(
-    ruleset: RuleSet, ante: int, rounds: int | str, seats: Sequence[SeatSpec], dealer: int, shoe: Shoe
+    ruleset: RuleSet,
+    ante: int,
+    rounds: int | str,
+    seats: Sequence[SeatSpec],
+    dealer: int,
+    shoe: Shoe,
+    forced: int = 0,
+    test: bool = False,
 ) -> None:
-    """Refuse a game the rule set does not offer, or one dealt from anything but a full, undealt pack."""
+    """Refuse a game the rule set does not offer, one dealt from anything but a full, undealt pack, and forced cards
+    in a game that is no test (or more of them than the pack holds)."""
+    if (forced and not test) or not 0 <= forced <= len(shoe.order) // 2:
+        raise InvalidGame("forced cards are for test games only, and no more than the pack holds")
     terms = ruleset.terms
     if not terms.min_players <= len(seats) <= terms.max_players:
         raise InvalidGame(f"{ruleset.id} is for {terms.min_players}..{terms.max_players} players, not {len(seats)}")

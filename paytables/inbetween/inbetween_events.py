@@ -121,12 +121,15 @@ class InBetweenGameStarted(msgspec.Struct, frozen=True, kw_only=True, tag_field=
 
 
 class InBetweenShoeShuffled(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_shoe_shuffled"):
-    """A new pack's commitment, published before any of its cards is dealt; `excluded` stayed on the table."""
+    """A new pack's commitment, published before any of its cards is dealt; `excluded` stayed on the table;
+    `forced`: how many cards at the front of a test game's first pack it forced (the count, not the cards: a
+    face-down post among them must stay hidden until the pack is revealed, which then shows them)."""
 
     shoe_number: int
     commitment: str
     size: int
     excluded: tuple[str, ...] = ()
+    forced: int = 0
 
 
 class InBetweenShoeRevealed(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_shoe_revealed"):

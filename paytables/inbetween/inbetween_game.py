@@ -108,10 +108,12 @@ def start_game(
     now: datetime,
     dealer: int = 0,
     test: bool = False,
+    forced: int = 0,
 ) -> InBetweenStep:
-    """Seat the players, publish the pack's commitment, take the first antes and deal the first turn."""
+    """Seat the players, publish the pack's commitment (with how many cards a test game forced to its front), take
+    the first antes and deal the first turn."""
     check_now(now)
-    check_setup(ruleset, ante, rounds, seats, dealer, shoe)
+    check_setup(ruleset, ante, rounds, seats, dealer, shoe, forced, test)
     started = InBetweenGameStarted(
         game_id=game_id,
         ruleset=ruleset.id,
@@ -126,7 +128,7 @@ def start_game(
     )
     tape = Tape(begin(started), shoe, ruleset, source, now)
     tape.events.append(started)
-    tape.emit(InBetweenShoeShuffled(shoe_number=1, commitment=shoe.commitment, size=shoe.size))
+    tape.emit(InBetweenShoeShuffled(shoe_number=1, commitment=shoe.commitment, size=shoe.size, forced=forced))
     _begin_round(tape, draw_dealer(tape, dealer))
     return tape.step()
 

@@ -106,6 +106,7 @@ async def start(
             source=source,
             now=unit.now,
             test=bool(forced),
+            forced=len(forced),
         )
         step = play_held_seats(
             first.game, first.shoe, ruleset=ruleset, held=tables.held_seats(seats), source=source, now=unit.now

@@ -91,6 +91,7 @@ async def create_game(unit: UnitOfWork, new: NewGame) -> GameView:
             source=source,
             now=unit.now,
             test=new.test,
+            forced=len(new.forced_cards),
         )
         step = play_computers(first.game, first.shoe, ruleset=ruleset, source=source, now=unit.now)
     except InBetweenError as exc:

@@ -116,3 +116,14 @@ async def test_a_retried_game_start_starts_one_game(api: Signed, db: asyncpg.Con
     assert first.status_code == 201, first.text
     assert (again.status_code, again.content, again.headers["idempotent-replayed"]) == (201, first.content, "true")
     assert await db.fetchval("SELECT count(*) FROM inbetween_games WHERE operator_id = $1", api.operator_id) == 1
+
+
+async def test_a_test_games_first_shuffle_record_counts_the_cards_it_forced_and_a_live_games_none(
+    api: Signed, db: asyncpg.Connection
+) -> None:
+    forced = ["4S", "JH", "7D"]
+    test_game = (await start(api, humans("alice", "bob"), forced))["game_id"]
+    live_game = (await start(api, humans("carol", "dan")))["game_id"]
+    for game_id, count in ((test_game, len(forced)), (live_game, 0)):
+        (first,) = [e for e in await events(db, game_id) if isinstance(e, InBetweenShoeShuffled)]
+        assert (first.shoe_number, first.forced) == (1, count)

@@ -60,6 +60,7 @@ def records() -> tuple[list[Record[InBetweenEvent]], Shoe]:
         source=source,
         now=STARTED,
         test=True,
+        forced=len(FORCED),  # as the service says it
     )
     step = play_computers(first.game, first.shoe, ruleset=ruleset, source=source, now=STARTED)
     written: list[tuple[datetime, InBetweenEvent]] = [(STARTED, e) for e in (*first.events, *step.events)]

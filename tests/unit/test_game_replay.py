@@ -12,12 +12,14 @@ import pytest
 from audit.chain import Record
 from audit.game_replay import GameReplayer
 from paytables.inbetween import inbetween_rules
+from paytables.inbetween.inbetween_actions import InBetweenError
 from paytables.inbetween.inbetween_bot import play_computers
 from paytables.inbetween.inbetween_events import (
     ChipReason,
     InBetweenBetPlaced,
     InBetweenChipsMoved,
     InBetweenEvent,
+    InBetweenGameStarted,
     InBetweenShoeRevealed,
     InBetweenShoeShuffled,
     SeatSpec,
@@ -128,3 +130,54 @@ def test_timestamps_do_not_matter_to_moves_but_the_end_time_is_compared() -> Non
     problems = replayed(later)[2]
     assert len(problems) == 1
     assert "ib_game_ended" in problems[0]
+
+
+FORCED = ("AS", "KH", "2D")
+
+
+def forced_game(test: bool, recorded: int) -> list[Record[InBetweenEvent]]:
+    """A whole computer game on a pack made with FORCED in front, its first shuffle record saying `recorded` were
+    forced, its records saying `test`."""
+    rules = inbetween_rules.get("inbetween/nepal/v1")
+    rng = random.Random(7)
+    seats = [SeatSpec(player_id=f"c{n}", computer=True) for n in range(3)]
+    step = start_game(
+        game_id=GAME, ruleset=rules, ante=rules.terms.antes[0], rounds=rules.default_rounds, seats=seats,
+        shoe=new_shoe(1, rng, forced=FORCED), source=rng, now=START, test=True, forced=len(FORCED),
+    )  # fmt: skip
+    events = list(step.events)
+    events.extend(play_computers(step.game, step.shoe, ruleset=rules, source=rng, now=START).events)
+    events = [
+        msgspec.structs.replace(e, forced=recorded) if type(e) is InBetweenShoeShuffled and e.shoe_number == 1 else e
+        for e in events
+    ]
+    events = [msgspec.structs.replace(e, test=test) if type(e) is InBetweenGameStarted else e for e in events]
+    return [Record(table_id=GAME, seq=n, recorded_at=START, test=test, event=e) for n, e in enumerate(events, 1)]
+
+
+def test_a_test_games_record_says_how_many_cards_it_forced_and_they_are_its_revealed_packs_first() -> None:
+    records = forced_game(True, len(FORCED))
+    (shuffled,) = [r.event for r in records if type(r.event) is InBetweenShoeShuffled and r.event.shoe_number == 1]
+    (revealed,) = [r.event for r in records if type(r.event) is InBetweenShoeRevealed and r.event.shoe_number == 1]
+    assert isinstance(shuffled, InBetweenShoeShuffled)
+    assert isinstance(revealed, InBetweenShoeRevealed)
+    assert shuffled.forced == 3  # the count, never the cards: the reveal at the end shows which
+    assert revealed.order.startswith("".join(FORCED))
+    assert replayed(records) == (1, 1, [])
+    # A live game whose record says cards were forced is one the engine refuses
+    games, matched, problems = replayed(forced_game(False, len(FORCED)))
+    assert (games, matched) == (1, 0)
+    assert problems == ["the engine refuses it: forced cards are for test games only, and no more than the pack holds"]
+
+
+def test_the_engine_refuses_forced_cards_in_a_live_game_or_more_than_the_pack_holds() -> None:
+    rules = inbetween_rules.get("inbetween/nepal/v1")
+    rng = random.Random(8)
+    seats = [SeatSpec(player_id=f"p{n}") for n in range(2)]
+    shoe = new_shoe(1, rng, forced=FORCED)
+    for test, forced in ((False, 3), (True, 53), (True, -1)):
+        with pytest.raises(InBetweenError, match="forced cards are for test games only"):
+            start_game(
+                game_id=GAME, ruleset=rules, ante=10, rounds=5, seats=seats, shoe=shoe, source=rng, now=START,
+                test=test, forced=forced,
+            )  # fmt: skip
