@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import random
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from audit.chain import GENESIS, Link, Record, extend
 from audit.export_format import encode_line
@@ -94,15 +95,19 @@ def markdown() -> str:
     links = extend(GENESIS, chain)
     out = [START, ""]
     for link, record in zip(links, chain, strict=True):
-        out.extend(_record_block(link, record))
+        out.extend(record_block(link, record))
     out.extend(_hand_check(links))
-    out.extend(_commitment(shoe))
+    out.extend(commitment_check(shoe, f"The shoe's commitment {PUBLISHED} (seq 11):"))
     out.extend(_export_line(links[0], chain[0]))
     out.extend(["", END])
     return "\n".join(out) + "\n"
 
 
-def _record_block(link: Link, record: Record[Event]) -> list[str]:
+PUBLISHED = "(published at seq 2, before any card) from its reveal"
+
+
+def record_block(link: Link, record: Record[Any]) -> list[str]:
+    """One record as the page shows it: its seq, kind and hash, then its body exactly as stored."""
     kind = type(record.event).__struct_config__.tag
     return [
         f"**seq {link.seq}** `{kind}`, hash `{link.hash.hex()}`",
@@ -130,9 +135,10 @@ def _hand_check(links: list[Link]) -> list[str]:
     ]
 
 
-def _commitment(shoe: Shoe) -> list[str]:
+def commitment_check(shoe: Shoe, heading: str) -> list[str]:
+    """The shell line that recomputes a shoe's (or a pack's) commitment from its reveal, and what it prints."""
     return [
-        "The shoe's commitment (published at seq 2, before any card) from its reveal (seq 11):",
+        heading,
         "",
         "```sh",
         f"{{ printf '%s' {shoe.salt} | xxd -r -p; printf '%s' {shoe.order}; }} | sha256sum",

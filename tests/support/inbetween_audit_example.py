@@ -21,6 +21,7 @@ from paytables.inbetween.inbetween_bot import play_computers
 from paytables.inbetween.inbetween_events import InBetweenEvent, SeatSpec
 from paytables.inbetween.inbetween_game import act, start_game
 from shoe.shoe import Shoe, new_shoe
+from tests.support.audit_example import PUBLISHED, commitment_check, record_block
 
 GAME_ID = "00000000-0000-4000-8000-0000000000b1"
 RULESET = "inbetween/pagat-ante/v2"
@@ -81,21 +82,9 @@ def markdown() -> str:
     links = extend(GENESIS, chain)
     out = [START, ""]
     for link, record in zip(links, chain, strict=True):
-        kind = type(record.event).__struct_config__.tag
-        out.extend([f"**seq {link.seq}** `{kind}`, hash `{link.hash.hex()}`", "", "```json"])
-        out.extend([link.body.decode("utf-8"), "```", ""])
-    out.extend(
-        [
-            f"The first pack's commitment (published at seq 2, before any card) from its reveal, seq {len(links) - 1}:",
-            "",
-            "```sh",
-            f"{{ printf '%s' {shoe.salt} | xxd -r -p; printf '%s' {shoe.order}; }} | sha256sum",
-            f"# {shoe.commitment}",
-            "```",
-            "",
-            END,
-        ]
-    )
+        out.extend(record_block(link, record))
+    heading = f"The first pack's commitment {PUBLISHED}, seq {len(links) - 1}:"
+    out.extend([*commitment_check(shoe, heading), END])
     return "\n".join(out) + "\n"
 
 
