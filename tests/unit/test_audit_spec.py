@@ -6,7 +6,9 @@ import hashlib
 import json
 import re
 import typing
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -66,14 +68,21 @@ def test_the_paytable_sha256_shown_is_the_hash_of_the_canonical_terms_shown() ->
     assert hashlib.sha256(terms.encode()).hexdigest() == standard.sha256
 
 
-def test_every_event_kind_and_every_one_of_its_fields_is_described() -> None:
-    text = page()
-    for event in typing.get_args(Event):
+def described(text: str, union: Any) -> Iterator[tuple[str, str, str]]:
+    """(kind, field, the kind's part of `text`) for every field of every event of the tagged union: a kind's part
+    runs from its bold heading to the next one."""
+    for event in typing.get_args(union):
         kind = event.__struct_config__.tag
         start = text.index(f"**`{kind}`**")
         section = text[start : text.find("\n**`", start + 1)]
         for field in msgspec.structs.fields(event):
-            assert re.search(rf"`{field.name}[`.]", section), (kind, field.name)
+            yield kind, field.name, section
+
+
+def test_every_event_kind_and_every_one_of_its_fields_is_described() -> None:
+    text = page()
+    for kind, name, section in described(text, Event):
+        assert re.search(rf"`{name}[`.]", section), (kind, name)
     settings = text[text.index("**`table_created`**") : text.index("**`table_closed`**")]
     for field in msgspec.structs.fields(TableSettings):
         assert f"settings.{field.name}`" in settings, field.name
@@ -82,12 +91,8 @@ def test_every_event_kind_and_every_one_of_its_fields_is_described() -> None:
 def test_every_system_chain_kind_and_every_one_of_its_fields_is_described() -> None:
     text = page()
     chain = text[text.index("## The system chain (schema 3)") : text.index("## In Between games (schema 2)")]
-    for event in typing.get_args(SystemEvent):
-        kind = event.__struct_config__.tag
-        start = chain.index(f"**`{kind}`**")
-        section = chain[start : chain.find("\n**`", start + 1)]
-        for field in msgspec.structs.fields(event):
-            assert re.search(rf"`{field.name}[`.]", section), (kind, field.name)
+    for kind, name, section in described(chain, SystemEvent):
+        assert re.search(rf"`{name}[`.]", section), (kind, name)
     started = chain[chain.index("**`service_started`**") : chain.index("**`service_stopped`**")]
     for field in msgspec.structs.fields(SettingsInForce):
         assert f"settings.{field.name}`" in started, field.name
@@ -148,14 +153,10 @@ def test_the_game_example_replays_through_the_engine_from_the_page_alone() -> No
 
 def test_every_game_event_kind_and_every_one_of_its_fields_is_described() -> None:
     section = games_section()
-    for event in typing.get_args(InBetweenEvent):
-        kind = event.__struct_config__.tag
-        start = section.index(f"**`{kind}`**")
-        described = section[start : section.find("\n**`", start + 1)]
-        for field in msgspec.structs.fields(event):
-            # a kind with a field table has a row for every field (a row may name several); the others, prose
-            pattern = rf"^\| (`\w+`, )*`{field.name}`" if "| field |" in described else rf"`{field.name}[`.]"
-            assert re.search(pattern, described, re.MULTILINE), (kind, field.name)
+    for kind, name, part in described(section, InBetweenEvent):
+        # a kind with a field table has a row for every field (a row may name several); the others, prose
+        pattern = rf"^\| (`\w+`, )*`{name}`" if "| field |" in part else rf"`{name}[`.]"
+        assert re.search(pattern, part, re.MULTILINE), (kind, name)
     started = section[section.index("**`ib_game_started`**") : section.index("**`ib_shoe_shuffled`**")]
     for field in msgspec.structs.fields(SeatSpec):
         assert f"`seats.{field.name}`" in started, field.name
