@@ -19,11 +19,10 @@ from service.db.audit_sql import AuditHead, head_of
 SYSTEM_CHAIN = UUID(SYSTEM_CHAIN_ID)
 # Every checkpointed chain's head. A game's operator is left out (NULL, as the system chain's): the checkpoint
 # notifications tell an operator of its tables' chains, and a game's checkpoints reach auditors by the export.
-_HEADS = (
-    "SELECT table_id, audit_seq, audit_hash, audit_at, audit_tree, operator_id FROM game_tables"
-    " UNION ALL SELECT game_id, audit_seq, audit_hash, audit_at, audit_tree, NULL FROM inbetween_games"
-    " UNION ALL SELECT table_id, audit_seq, audit_hash, audit_at, audit_tree, NULL FROM system_chain"
-)
+_TABLE_HEADS = "SELECT table_id, audit_seq, audit_hash, audit_at, audit_tree, operator_id FROM game_tables"
+_GAME_HEADS = " UNION ALL SELECT game_id, audit_seq, audit_hash, audit_at, audit_tree, NULL FROM inbetween_games"
+_SYSTEM_HEAD = " UNION ALL SELECT table_id, audit_seq, audit_hash, audit_at, audit_tree, NULL FROM system_chain"
+_HEADS = _TABLE_HEADS + _GAME_HEADS + _SYSTEM_HEAD
 
 
 class StoredCheckpoint(msgspec.Struct, frozen=True, kw_only=True):
@@ -124,7 +123,7 @@ async def lock_table_head(conn: Conn, table_id: UUID) -> AuditHead | None:
 
 # What the background pass looks at: the tables, the games still being played (one that ended was signed in the
 # append that ended it, and ended games pile up), the system chain.
-_PASS_HEADS = _HEADS.replace("FROM inbetween_games", "FROM inbetween_games WHERE ended_at IS NULL")
+_PASS_HEADS = _TABLE_HEADS + _GAME_HEADS + " WHERE ended_at IS NULL" + _SYSTEM_HEAD
 
 
 async def select_unanchored_heads(conn: Conn, older_than: datetime, *, ended_games: bool = False) -> list[ChainHead]:
