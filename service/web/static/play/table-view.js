@@ -72,6 +72,16 @@ function callButtons(kind, calls, send, version) {
     text: label, onclick: () => send({ action: kind, call, version }) }));
 }
 
+// A decision between two moves without fields: the first is the primary button.
+function twoMoves([first, firstLabel], [second, secondLabel], send, version) {
+  return [
+    el("button", { type: "button", class: "primary", "data-move": first, text: firstLabel,
+      onclick: () => send({ action: first, version }) }),
+    el("button", { type: "button", "data-move": second, text: secondLabel,
+      onclick: () => send({ action: second, version }) }),
+  ];
+}
+
 function betControls(game, send) {
   const turn = game.turn;
   const least = turn.min_bet ?? 1;
@@ -107,19 +117,9 @@ function moves(view, send, rules) {
     controls = callButtons("call_ace", [{ call: "high", label: t("move.ace_high") }, { call: "low", label: t("move.ace_low") }],
       send, game.version);
   } else if (game.awaiting === "split") {
-    controls = [
-      el("button", { type: "button", class: "primary", "data-move": "split", text: t("move.split"),
-        onclick: () => send({ action: "split", version: game.version }) }),
-      el("button", { type: "button", "data-move": "keep_pair", text: t("move.keep_pair"),
-        onclick: () => send({ action: "keep_pair", version: game.version }) }),
-    ];
+    controls = twoMoves(["split", t("move.split")], ["keep_pair", t("move.keep_pair")], send, game.version);
   } else if (game.awaiting === "show") {
-    controls = [
-      el("button", { type: "button", class: "primary", "data-move": "show", text: t("move.show"),
-        onclick: () => send({ action: "show", version: game.version }) }),
-      el("button", { type: "button", "data-move": "pass", text: t("move.fold"),
-        onclick: () => send({ action: "pass", version: game.version }) }),
-    ];
+    controls = twoMoves(["show", t("move.show")], ["pass", t("move.fold")], send, game.version);
   } else if (game.awaiting === "pair_call") {
     const calls = game.pair_call_odds.map((c) => ({ call: c.call,
       label: t(`move.pair_${c.call}`, { win: c.odds.win, unseen: c.odds.unseen }) }));
