@@ -78,21 +78,32 @@ def strings(value: Any) -> Iterator[str]:
             yield from strings(item)
 
 
-def carried(text: str, cards: frozenset[str]) -> set[str]:
-    """The cards among `cards` that a body names: a string that is the card, or a pack's order holding it."""
+def documents(text: str) -> Iterator[Any]:
+    """The JSON documents a body holds: the body, or each line of NDJSON or of an event stream."""
+    for line in text.splitlines() if text else []:
+        if line.strip():
+            with contextlib.suppress(ValueError):
+                yield json.loads(line.removeprefix("data: "))
+
+
+def carried_in(doc: Any, cards: frozenset[str]) -> set[str]:
+    """The cards among `cards` that a document names: a string that is the card, or a pack's order holding it."""
     found: set[str] = set()
-    documents = [line for line in text.splitlines() if line.strip()] if text else []
-    for doc in documents:
-        doc = doc.removeprefix("data: ")
-        try:
-            parsed = json.loads(doc)
-        except ValueError:
-            continue
-        for s in strings(parsed):
-            found |= {s} & cards
-            if re.fullmatch(r"(?:[2-9TJQKA][CDHS])+", s) and len(s) > 2:
-                found |= {s[i : i + 2] for i in range(0, len(s), 2)} & cards
+    for s in strings(doc):
+        found |= {s} & cards
+        if re.fullmatch(r"(?:[2-9TJQKA][CDHS])+", s) and len(s) > 2:
+            found |= {s[i : i + 2] for i in range(0, len(s), 2)} & cards
     return found
+
+
+AUDIT_LINES = ("record", "table", "checkpoint", "hash")
+
+
+def chain_of(doc: Any) -> str | None:
+    """The chain an audit line belongs to (a game's chain is named by the game's id), None for any other document."""
+    if isinstance(doc, dict) and doc.get("type") in AUDIT_LINES and isinstance(doc.get("table_id"), str):
+        return str(doc["table_id"])
+    return None
 
 
 class Leaks:
@@ -108,12 +119,16 @@ class Leaks:
         other game); a reply about neither against both."""
         self.checked.add(key)
         about = "friends" if "/v1/friends/" in key else "operator" if "/v1/inbetween/games" in key else None
+        docs = list(documents(text))
         for name, game_id in self.games.items():
             if about not in (name, None):
                 continue
             secret = await hidden(self.db, game_id)
             allowed = secret.held if seat is not None and seat == secret.holder else frozenset()
-            leaked = carried(text, secret.cards - allowed)
+            # an audit line of another chain (a Red Dog table, the other game) names cards of its own pack, which may
+            # be this game's hidden ones by chance: a line is checked against the game whose chain it is in
+            ours = [d for d in docs if chain_of(d) in (None, game_id)]
+            leaked = set().union(*(carried_in(d, secret.cards - allowed) for d in ours))
             assert not leaked, f"{key} as seat {seat} carries {sorted(leaked)} of {name}'s hidden cards"
 
 
