@@ -83,7 +83,8 @@ def computer_move(game: Game, ruleset: RuleSet, computer: Computer) -> InBetween
     if game.status is not GameStatus.AWAITING_BET:
         return kelly_player(game, ruleset)  # the ace and pair calls that gain the most, or a pass
     move = _bet_move(game, ruleset, computer, player)
-    if isinstance(move, PassTurn) and turn.down:  # shown face-down posts are bet on (pagat): the least bet
+    # shown face-down posts are bet on (pagat), and a rule set that allows no pass is bet on too: the least bet
+    if isinstance(move, PassTurn) and (turn.down or not can_pass(ruleset)):
         return PlaceBet(player_id=player, amount=bet_limits(game, ruleset)[0])
     return move
 

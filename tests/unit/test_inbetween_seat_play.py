@@ -110,3 +110,17 @@ def test_where_passing_is_not_allowed_the_timer_bets_the_least_bet_instead_of_a_
     assert t.game.status is GameStatus.AWAITING_BET
     assert t.game.to_act is not None
     assert default_move(t.game, t.rules) == PlaceBet(player_id=t.game.to_act, amount=1)
+
+
+@pytest.mark.parametrize("personality", list(Personality))
+def test_where_passing_is_not_allowed_the_computer_bets_the_least_bet_on_posts_it_would_pass(
+    personality: Personality,
+) -> None:
+    # Three ranks between 5 and 9: 12 of the 50 unseen cards win, so a chip bet loses on average and the computer
+    # would pass; home/v2's players "have to usually bet a minimal of a single chip": it bets that chip (a pass there
+    # was refused by the engine, and with it the person's move that the computer's turn followed).
+    t = Table("inbetween/home/v2", "2C", "3C", "KC", "5S", "9H")  # the highest card deals: KC; then the posts
+    assert t.game.status is GameStatus.AWAITING_BET
+    assert t.game.to_act is not None
+    move = computer_move(t.game, t.rules, Computer(personality=personality))
+    assert move == PlaceBet(player_id=t.game.to_act, amount=1)
