@@ -5,9 +5,10 @@ A game's records are kept until its `ib_game_ended` (the last pack is revealed j
 rule set is loaded by id (its sha256 must match), each pack is taken from its `ib_shoe_revealed` (which must hash to
 the commitment published before its first card, and hold exactly the cards the engine shuffles into it), and the
 game is started and moved as recorded: a player's call, bet, pass, split, kept pair or agreement to stop is the move
-its record names, and everything else (the antes, cards, chip movements, re-antes, shares and the end) must come out
-of the engine exactly as recorded. A game whose end is not in the export is counted as open and not re-played: the
-pack in play is still secret.
+its record names, except a move the record says the computer or the timer made for a seat (`ib_stood_in`), which is
+derived again from the strategy it names; and everything else (the antes, cards, chip movements, re-antes, shares
+and the end) must come out of the engine exactly as recorded. A game whose end is not in the export is counted as
+open and not re-played: the pack in play is still secret.
 """
 
 from __future__ import annotations
@@ -47,11 +48,16 @@ from paytables.inbetween.inbetween_events import (
     InBetweenPassed,
     InBetweenShoeRevealed,
     InBetweenShoeShuffled,
+    InBetweenStoodIn,
     InBetweenStopAgreed,
+    StandIn,
+    StandInBy,
 )
 from paytables.inbetween.inbetween_game import act, advance, start_game
+from paytables.inbetween.inbetween_seat_play import Computer, Personality, computer_move, default_move
 from paytables.inbetween.inbetween_state import Game, GameStatus, ReplayError
 from paytables.inbetween.inbetween_tape import InBetweenStep
+from paytables.inbetween.inbetween_views import seat_view
 from shoe.cards import DECK
 from shoe.shoe import Reveal, Shoe, verify_reveal
 
@@ -169,12 +175,17 @@ def replay_game(records: list[Record[InBetweenEvent]]) -> None:
     at = _compare(events, 0, step)
     while at < len(events):
         game, shoe, now = step.game, step.shoe, records[at].recorded_at
-        move = _move(game, events[at])
+        move: InBetweenAction | None
+        stand_in: StandIn | None = None
+        if type(stood := events[at]) is InBetweenStoodIn:
+            move, stand_in = _stand_ins_move(game, shoe, ruleset, stood, events[at + 1 : at + 2])
+        else:
+            move = _move(game, events[at])
         with _refusals():
             if move is None:
                 step = advance(game, shoe, ruleset=ruleset, source=source, now=now)
             else:
-                step = act(game, shoe, move, ruleset=ruleset, source=source, now=now)
+                step = act(game, shoe, move, ruleset=ruleset, source=source, now=now, stand_in=stand_in)
         at = _compare(events, at, step)
 
 
@@ -214,6 +225,28 @@ def _move(game: Game, event: InBetweenEvent) -> InBetweenAction | None:
     if game.status is GameStatus.AWAITING_SPLIT:
         return KeepPair(player_id=player)  # a kept pair has no record of its own: what follows is the pair played
     raise _Problem(f"{_kind(event)} where the game awaits a move ({game.status})")
+
+
+def _stand_ins_move(
+    game: Game, shoe: Shoe, ruleset: inbetween_rules.RuleSet, stood: InBetweenStoodIn, after: list[InBetweenEvent]
+) -> tuple[InBetweenAction, StandIn]:
+    """The move the computer or the timer a record names makes for its seat, derived again from its strategy (the
+    computer from what the seat sees, as it played): the engine's records of it must then be the ones that follow."""
+    stand_in = StandIn(by=stood.by, personality=stood.personality, endgame_tip=stood.endgame_tip)
+    if type(next(iter(after), None)) is InBetweenStopAgreed:  # a computer agrees once every person has
+        if not 0 <= stood.seat < len(game.seats) or stood.by is not StandInBy.COMPUTER:
+            raise _Problem(f"an agreement to stop made for seat {stood.seat} by the {stood.by}")
+        return AgreeToStop(player_id=game.seats[stood.seat].player_id), stand_in
+    if game.turn is None or game.to_act is None or game.turn.seat != stood.seat:
+        raise _Problem(f"a move made for seat {stood.seat} where the game awaits no move of that seat ({game.status})")
+    if stood.by is StandInBy.TIMER:
+        if (stood.personality, stood.endgame_tip) != (None, None):
+            raise _Problem("the timer's move names a computer's personality")
+        return default_move(game, ruleset), stand_in
+    if stood.personality not in set(Personality) or stood.endgame_tip is None:
+        raise _Problem(f"the computer's move names no personality the engine has, or no end-game tip: {_text(stood)}")
+    computer = Computer(personality=Personality(stood.personality), endgame_tip=stood.endgame_tip)
+    return computer_move(seat_view(game, shoe, stood.seat), ruleset, computer), stand_in
 
 
 def _compare(events: list[InBetweenEvent], at: int, step: InBetweenStep) -> int:

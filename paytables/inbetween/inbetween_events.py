@@ -82,6 +82,21 @@ class CalledBy(enum.StrEnum):
     RULE = "rule"  # the rule set calls every ace high
 
 
+class StandInBy(enum.StrEnum):
+    """Who made a move for a seat instead of its player (friends' tables)."""
+
+    COMPUTER = "computer"  # the computer, with the personality it plays the seat with
+    TIMER = "timer"  # the turn's timer, when the seat did not act in time: the default move
+
+
+class StandIn(msgspec.Struct, frozen=True, kw_only=True):
+    """Who makes the move `act` is given, when it is not the seat's player: written first, as `ib_stood_in`."""
+
+    by: StandInBy
+    personality: str | None = None  # the computer's: cautious, steady or bold
+    endgame_tip: bool | None = None  # the computer's: whether the leader passes more often in the last round
+
+
 class SeatSpec(msgspec.Struct, frozen=True, kw_only=True):
     player_id: str
     computer: bool = False
@@ -267,6 +282,16 @@ class InBetweenStopAgreed(msgspec.Struct, frozen=True, kw_only=True, tag_field="
     seat: int
 
 
+class InBetweenStoodIn(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_stood_in"):
+    """The move whose records follow was made for the seat by the computer or the turn's timer, not by a person;
+    a replay derives it again from the strategy named (friends' tables, which write one before every such move)."""
+
+    seat: int
+    by: StandInBy
+    personality: str | None  # the computer's personality; None for the timer
+    endgame_tip: bool | None  # the computer's end-game tip; None for the timer
+
+
 class InBetweenBetPlaced(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", tag="ib_bet_placed"):
     seat: int
     amount: int
@@ -312,6 +337,7 @@ InBetweenEvent = (
     | InBetweenPairSplit
     | InBetweenHandEnded
     | InBetweenStopAgreed
+    | InBetweenStoodIn
     | InBetweenBetPlaced
     | InBetweenPassed
     | InBetweenTurnEnded

@@ -70,9 +70,11 @@ from paytables.inbetween.inbetween_events import (
     InBetweenRoundEnded,
     InBetweenRoundStarted,
     InBetweenShoeShuffled,
+    InBetweenStoodIn,
     InBetweenTurnEnded,
     InBetweenTurnStarted,
     SeatSpec,
+    StandIn,
     TurnOutcome,
 )
 from paytables.inbetween.inbetween_posts import PostsKind, ThirdOutcome, possible_pair_calls
@@ -134,20 +136,32 @@ def start_game(
 
 
 def act(
-    game: Game, shoe: Shoe, action: InBetweenAction, *, ruleset: RuleSet, source: RandomSource, now: datetime
+    game: Game,
+    shoe: Shoe,
+    action: InBetweenAction,
+    *,
+    ruleset: RuleSet,
+    source: RandomSource,
+    now: datetime,
+    stand_in: StandIn | None = None,
 ) -> InBetweenStep:
-    """A player's call, bet or pass; refused with an `InBetweenError` (and nothing written) when the rules say no."""
+    """A player's call, bet or pass; refused with an `InBetweenError` (and nothing written) when the rules say no.
+    A move made for the seat by the computer or the timer (`stand_in`) is written after an `ib_stood_in` naming it."""
     check_ruleset(game, ruleset)
     check_now(now)
     if isinstance(action, AgreeToStop):
-        return agree(Tape(game, shoe, ruleset, source, now), check_agreement(game, ruleset, action.player_id))
+        seat = check_agreement(game, ruleset, action.player_id)
+        return agree(_stood_in(Tape(game, shoe, ruleset, source, now), seat, stand_in), seat)
     if isinstance(action, BuyChips):
+        if stand_in is not None:  # chips are bought by a person, asking: no computer or timer buys them
+            raise WrongAction(f"the {stand_in.by} does not buy chips")
         tape = Tape(game, shoe, ruleset, source, now)
         tape.buy(check_buy(game, ruleset, action.player_id, action.amount), action.amount)
         return tape.step()
     check_action(game, action)
     tape = Tape(game, shoe, ruleset, source, now)
     seat = tape.turn.seat
+    _stood_in(tape, seat, stand_in)
     match action:
         case CallAce():
             tape.emit(InBetweenAceCalled(seat=seat, call=action.call, by=CalledBy.PLAYER))
@@ -182,6 +196,16 @@ def act(
         case KeepPair():
             _posts_down(tape)
     return tape.step()
+
+
+def _stood_in(tape: Tape, seat: int, stand_in: StandIn | None) -> Tape:
+    if stand_in is not None:
+        tape.emit(
+            InBetweenStoodIn(
+                seat=seat, by=stand_in.by, personality=stand_in.personality, endgame_tip=stand_in.endgame_tip
+            )
+        )
+    return tape
 
 
 def advance(game: Game, shoe: Shoe, *, ruleset: RuleSet, source: RandomSource, now: datetime) -> InBetweenStep:

@@ -28,7 +28,7 @@ from paytables.inbetween.inbetween_actions import (
     can_pass,
 )
 from paytables.inbetween.inbetween_bot import computers_agreeing, kelly_player, one_chip_player
-from paytables.inbetween.inbetween_events import InBetweenEvent
+from paytables.inbetween.inbetween_events import InBetweenEvent, StandIn, StandInBy
 from paytables.inbetween.inbetween_game import InBetweenStep, act, advance
 from paytables.inbetween.inbetween_odds import bet_value, edge_per_chip, kelly_fraction, third_card_odds
 from paytables.inbetween.inbetween_posts import PostsKind
@@ -55,6 +55,14 @@ class Computer(msgspec.Struct, frozen=True, kw_only=True):
 
     personality: Personality = Personality.STEADY
     endgame_tip: bool = True
+
+    @property
+    def stand_in(self) -> StandIn:
+        """What a move this computer makes records of who made it (`ib_stood_in`), so a replay derives it again."""
+        return StandIn(by=StandInBy.COMPUTER, personality=self.personality.value, endgame_tip=self.endgame_tip)
+
+
+TIMER = StandIn(by=StandInBy.TIMER)  # the default move a turn's timer plays
 
 
 def share_bet(share: Fraction, fraction: Fraction, chips: int, least: int, most: int) -> int:
@@ -121,17 +129,19 @@ def play_held_seats(
     game: Game, shoe: Shoe, *, ruleset: RuleSet, held: Mapping[int, Computer], source: RandomSource, now: datetime
 ) -> InBetweenStep:
     """Move the game on, playing every seat in `held` as its Computer says, until a seat not held must act or the
-    game is over: the engine's own computer loop, with the seats it plays named by the table rather than the game."""
+    game is over: the engine's own computer loop, with the seats it plays named by the table rather than the game, and
+    each move it makes recorded as the computer's, with its personality (`ib_stood_in`)."""
     events: list[InBetweenEvent] = []
     while game.status is not GameStatus.GAME_OVER:
         if (agreeing := computers_agreeing(game, ruleset, held)) is not None:
-            step = act(game, shoe, agreeing, ruleset=ruleset, source=source, now=now)
+            agrees = held[next(i for i, s in enumerate(game.seats) if s.player_id == agreeing.player_id)]
+            step = act(game, shoe, agreeing, ruleset=ruleset, source=source, now=now, stand_in=agrees.stand_in)
         elif game.turn is not None and game.to_act is not None:
             computer = held.get(game.turn.seat)
             if computer is None:
                 break
             move = computer_move(seat_view(game, shoe, game.turn.seat), ruleset, computer)
-            step = act(game, shoe, move, ruleset=ruleset, source=source, now=now)
+            step = act(game, shoe, move, ruleset=ruleset, source=source, now=now, stand_in=computer.stand_in)
         else:
             step = advance(game, shoe, ruleset=ruleset, source=source, now=now)
         events.extend(step.events)

@@ -36,6 +36,7 @@ from paytables.inbetween.inbetween_events import (
     InBetweenRoundStarted,
     InBetweenShoeRevealed,
     InBetweenShoeShuffled,
+    InBetweenStoodIn,
     InBetweenStopAgreed,
     InBetweenTurnEnded,
     InBetweenTurnStarted,
@@ -307,6 +308,10 @@ def apply(game: Game, event: InBetweenEvent) -> Game:
             if event.seat in game.agreed:
                 raise ReplayError(f"seat {event.seat} agreed to stop twice")
             return replace(game, agreed=(*game.agreed, event.seat))
+        case InBetweenStoodIn():
+            if not 0 <= event.seat < len(game.seats):
+                raise ReplayError(f"a move made for seat {event.seat}, which the game does not have")
+            return game  # who made the move changes nothing the move itself does not
         case InBetweenBetPlaced():
             return replace(game, turn=replace(_turn(game, event.seat), bet=event.amount))
         case InBetweenPassed():

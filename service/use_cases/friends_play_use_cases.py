@@ -15,7 +15,14 @@ import msgspec
 
 from paytables.inbetween import inbetween_game
 from paytables.inbetween.inbetween_actions import InBetweenAction, InBetweenError
-from paytables.inbetween.inbetween_events import InBetweenChipsBought, InBetweenEvent, InBetweenStopAgreed, SeatSpec
+from paytables.inbetween.inbetween_events import (
+    InBetweenChipsBought,
+    InBetweenEvent,
+    InBetweenStoodIn,
+    InBetweenStopAgreed,
+    SeatSpec,
+    StandIn,
+)
 from paytables.inbetween.inbetween_seat_play import Computer, Personality, play_held_seats
 from paytables.inbetween.inbetween_state import Game, GameStatus
 from paytables.inbetween.inbetween_tape import InBetweenStep
@@ -190,15 +197,17 @@ async def play_on(
     action: InBetweenAction | None,
     *,
     person: bool,
+    stand_in: StandIn | None = None,
 ) -> TableView:
-    """Make `action` (if any), play the computer's seats, and persist the game and the table together."""
+    """Make `action` (if any; `stand_in` says who made it for the seat, when its player did not), play the
+    computer's seats, and persist the game and the table together."""
     ruleset = released_ruleset(stored.game.ruleset)
     source, now = csprng(), unit.read_clock()
     events: list[InBetweenEvent] = []
     game, shoe = stored.game, stored.shoe
     try:
         if action is not None:
-            moved = inbetween_game.act(game, shoe, action, ruleset=ruleset, source=source, now=now)
+            moved = inbetween_game.act(game, shoe, action, ruleset=ruleset, source=source, now=now, stand_in=stand_in)
             events.extend(moved.events)
             game, shoe = moved.game, moved.shoe
         step = play_held_seats(game, shoe, ruleset=ruleset, held=tables.held_seats(seats), source=source, now=now)
@@ -207,5 +216,5 @@ async def play_on(
     events.extend(step.events)
     head = persist(unit, tables.game_id_of(table), stored.head, step.game, step.shoe, events)
     # an agreement or a buy leaves the decision awaited, and its deadline with it
-    played = any(not isinstance(e, InBetweenStopAgreed | InBetweenChipsBought) for e in events)
+    played = any(not isinstance(e, InBetweenStopAgreed | InBetweenChipsBought | InBetweenStoodIn) for e in events)
     return _moved_on(unit, table, seats, step, viewer, head.seq, person=person, moved=played)

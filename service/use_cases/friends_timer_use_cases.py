@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import msgspec
 
-from paytables.inbetween.inbetween_seat_play import default_move
+from paytables.inbetween.inbetween_seat_play import TIMER, default_move
 from service.db import friends_sql
 from service.db.unit_of_work import UnitOfWork
 from service.use_cases import friends_limits
@@ -42,7 +42,7 @@ async def expire_one_turn(unit: UnitOfWork) -> Hint | None:
     seats = tuple(late if s.seat == late.seat else s for s in seats)
     unit.defer([friends_sql.update_seat(table.table_id, late)])
     action = default_move(game, released_ruleset(game.ruleset))
-    return hint_of(await play.play_on(unit, table, seats, stored, None, action, person=False))
+    return hint_of(await play.play_on(unit, table, seats, stored, None, action, person=False, stand_in=TIMER))
 
 
 async def close_idle(unit: UnitOfWork) -> list[Hint]:

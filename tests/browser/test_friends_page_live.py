@@ -54,6 +54,26 @@ async def test_a_turn_left_to_run_out_is_played_by_the_sweeper_and_the_phone_sho
     assert await sweep_friends(server.app.state.runner, server.app.state.push) == 1
     await host.reach(before + 1)  # pushed: the phone read the table again
     log = await host.page.locator("#log li").all_text_contents()
+    conn = await asyncpg.connect(database.owner_url)
+    try:  # the chain says the timer made the move: the sweep's ib_stood_in, as stored
+        stood = await conn.fetch(
+            "SELECT body FROM audit_log WHERE kind = 'ib_stood_in' AND recorded_at > $1",
+            clock.now - timedelta(seconds=1),
+        )
+    finally:
+        await conn.close()
+    stood = [r for r in stood if json.loads(r["body"])["event"]["by"] == "timer"]  # the computers' turns have theirs
+    assert [json.loads(r["body"])["event"] for r in stood] == [
+        {"kind": "ib_stood_in", "seat": 0, "by": "timer", "personality": None, "endgame_tip": None}
+    ]
+    # and the page tells it (its log keeps 8 lines, which the turns after the sweep's can fill): the page's own
+    # narration module, already loaded, given that record
+    told = await host.page.evaluate(
+        """async (body) => (await import("/play/static/play/narrate.js"))
+             .narrate({ players: [{ seat: 0, name: "Hari" }] }, [{ body }])""",
+        bytes(stood[0]["body"]).decode(),  # the stored bytes: the body a records route serves
+    )
+    assert told == ["Time ran out for Hari."]
     # The default for the decision: an ace high, a pair higher (lower for aces), or a pass.
     defaults = {
         "An ace: call it high or low": ("calls the ace high",),

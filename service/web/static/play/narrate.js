@@ -42,6 +42,9 @@ export function narrate(view, records) {
       case "ib_stop_agreed":
         lines.push(t("log.agree_stop", { name: who }));
         break;
+      case "ib_stood_in": // the timer's default move follows; the computer's seats show who holds them
+        if (event.by === "timer") lines.push(t("log.timed_out", { name: who }));
+        break;
       case "ib_shoe_shuffled":
         lines.push(t("log.shuffled", { n: event.size, kept: event.excluded.length }));
         break;
