@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -21,6 +23,7 @@ from tests.api.friends_helpers import Phone, create, join, quiet_move
 from tests.api.helpers import problem
 from tests.support.clock import ManualClock
 from tests.support.live import Live, live
+from tests.support.reddog_command import reddog
 from tests.support.scratch import Database, verified_scratch_database
 
 TURN = 15  # the shortest turn a table takes
@@ -147,3 +150,38 @@ async def test_an_idle_table_closes_and_its_code_is_free_again(
         fresh = await create(client)
         await db.execute("UPDATE friends_tables SET code = $1 WHERE code = $2", code, fresh.code)  # free: no clash
         assert (await Phone(client=client, code=code, seat=0, token=fresh.token).state())["you"]["seat"] == 0
+
+
+async def test_a_whole_game_with_the_timer_and_the_computer_standing_in_exports_and_replays_through_the_cli(
+    settings: Settings, clock: ManualClock, database_url: str, tmp_path: Path
+) -> None:
+    # One person and two computer seats; the person lets one turn run out, then plays every turn to the end.
+    async with instance(settings, clock) as (server, client):
+        host = await create(client, seats=3, rounds=5, turn_seconds=TURN)
+        await host.ok("/start")
+        state = await until_seat_acts({0: host}, 0)
+        clock.advance(TURN + 1)
+        await sweep_friends(server.runner, None)
+        for _ in range(1000):
+            state = await host.state()
+            if state["status"] == "over":
+                break
+            assert state["you"]["to_act"]  # the computer plays its seats at once: the game waits only for the host
+            await host.ok("/moves", quiet_move(state))
+        assert state["status"] == "over"
+        game_id = state["game"]["game_id"]
+    out = tmp_path / "export.jsonl"
+    code, _, err = await reddog(database_url, "audit", "export", "--out", str(out))
+    assert code == 0, err
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    events = [json.loads(r["body"])["event"] if isinstance(r["body"], str) else r["body"]["event"]
+              for r in records if r["type"] == "record" and r["table_id"] == game_id]  # fmt: skip
+    stood = [(e["seat"], e["by"], e["personality"]) for e in events if e["kind"] == "ib_stood_in"]
+    assert (0, "timer", None) in stood  # the turn the host let run out, and none of the host's own
+    assert {s for s in stood if s[0] == 0} == {(0, "timer", None)}
+    assert {s for s in stood if s[0] != 0} == {(1, "computer", "cautious"), (2, "computer", "bold")}  # by seat
+    code, text, err = await reddog(database_url, "audit", "replay", str(out))
+    assert code == 0, (text, err)
+    played = re.search(r"In Between games re-played through the engine: (\d+), matching their records: (\d+)", text)
+    assert played is not None, text
+    assert played[1] == played[2] != "0", text
