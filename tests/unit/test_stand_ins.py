@@ -5,8 +5,10 @@ a stand-in's move that the strategy would not make is named."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from datetime import UTC, datetime
+from fractions import Fraction
 
 import msgspec
 import pytest
@@ -22,6 +24,7 @@ from paytables.inbetween.inbetween_events import (
     InBetweenBetPlaced,
     InBetweenCardsShown,
     InBetweenEvent,
+    InBetweenGameStarted,
     InBetweenPairCalled,
     InBetweenPassed,
     InBetweenStoodIn,
@@ -30,8 +33,9 @@ from paytables.inbetween.inbetween_events import (
     StandInBy,
 )
 from paytables.inbetween.inbetween_game import act, start_game
+from paytables.inbetween.inbetween_posts import PostsKind
 from paytables.inbetween.inbetween_seat_play import TIMER, Computer, Personality, default_move, play_held_seats
-from paytables.inbetween.inbetween_state import GameStatus
+from paytables.inbetween.inbetween_state import Game, GameStatus, apply, begin
 from shoe.shoe import new_shoe
 from tests.unit.test_game_replay import GAME, replayed
 
@@ -198,3 +202,55 @@ def test_the_computer_bets_the_least_where_the_rule_set_allows_no_pass(ruleset_i
         events = [r.event for r in friends_game(ruleset_id, seed)]
         assert not any(isinstance(e, InBetweenPassed) for e in events)
         assert replayed(renumbered(events)) == (1, 1, [])
+
+
+SHARE = {"cautious": Fraction(1, 2), "steady": Fraction(1), "bold": Fraction(2)}
+
+
+def bet_by_the_page(game: Game, ruleset_id: str, stood: InBetweenStoodIn) -> int | None:
+    """The computer's bet on spread posts without an ace, by docs/audit.md's six steps (None: a pass)."""
+    rules, turn = inbetween_rules.get(ruleset_id), game.turn
+    assert turn is not None
+    assert turn.posts is not None
+    assert turn.min_bet is not None
+    assert turn.max_bet is not None
+    low, high = turn.posts.low, turn.posts.high
+    unseen = game.unseen()
+    w = sum(unseen[r] for r in range(low + 1, high))
+    p = unseen[low] + unseen[high]
+    n = sum(unseen.values())
+    lose = n - w - p
+    m, c, least, most = rules.terms.post.multiple, game.seats[turn.seat].chips, turn.min_bet, turn.max_bet
+    no_pass = rules.terms.passing.value == "never"
+    leads = game.rounds is not None and game.round >= game.rounds
+    leads = leads and all(c > s.chips for i, s in enumerate(game.seats) if i != turn.seat)
+    if most < 1 or Fraction(w - lose - m * p, n) <= 0:
+        return least if no_pass else None
+    if stood.endgame_tip and leads and Fraction(w, n) < Fraction(2, 3):
+        return least if no_pass else None
+    k = Fraction(w - lose - m * p, w + lose + m * m * p)
+    a = max(least, min(most, math.floor(SHARE[str(stood.personality)] * k * c)))
+    if Fraction(w * a - lose * a - p * min(m * a, c), n) <= 0:
+        return least if no_pass else None
+    return a
+
+
+@pytest.mark.parametrize("ruleset_id", ["inbetween/nepal/v2", "inbetween/pagat-ante/v2", "inbetween/home/v2"])
+def test_every_bet_the_computer_makes_is_the_one_the_audit_page_spells_out(ruleset_id: str) -> None:
+    checked = 0
+    for seed in range(6):
+        events = [r.event for r in friends_game(ruleset_id, seed)]
+        first = events[0]
+        assert isinstance(first, InBetweenGameStarted)
+        game = begin(first)
+        for at, event in enumerate(events[1:], start=1):
+            posts = game.turn.posts if game.turn is not None else None
+            spread = posts is not None and posts.kind is PostsKind.SPREAD and posts.low > 1 and posts.high < 14
+            if isinstance(event, InBetweenStoodIn) and game.status is GameStatus.AWAITING_BET and spread:
+                move = events[at + 1]
+                made = move.amount if isinstance(move, InBetweenBetPlaced) else None
+                assert isinstance(move, InBetweenBetPlaced | InBetweenPassed)
+                assert made == bet_by_the_page(game, ruleset_id, event), (seed, at)
+                checked += 1
+            game = apply(game, event)
+    assert checked >= 20  # the games hold that many of the computer's bets on such posts at least
