@@ -16,7 +16,7 @@ TIP = 'the Nepali table\'s end-game tip, "Late in the game, the leader can pass 
 PROPERTIES: dict[str, dict[str, str]] = {
     "CreateFriendsTable": {
         "name": f"the host's name: {NAME}",
-        "ruleset": "a released rule set's whole id; absent: the Nepali table's (`inbetween/nepal/v1`)",
+        "ruleset": "a released rule set's whole id (any of `GET /v1/inbetween/rulesets`); absent: the Nepali table as it plays (`inbetween/nepal/v2`)",
         "rounds": "rounds to play: 5, 10 (default) or 15",
         "ante": "the ante in play chips: 5, 10 (default) or 20",
         "seats": "seats at the table, 2..8 (default 4); those still empty when the host starts are the computer's",
