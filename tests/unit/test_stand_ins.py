@@ -72,10 +72,11 @@ def friends_game(ruleset_id: str, seed: int, *, timer_every: int = 0) -> list[Re
         stand_in = TIMER if timed_out else None
         step = act(step.game, step.shoe, move, ruleset=rules, source=rng, now=START, stand_in=stand_in)
         events.extend(step.events)
-    return [Record(table_id=GAME, seq=n, recorded_at=START, test=False, event=e) for n, e in enumerate(events, 1)]
+    return renumbered(events)
 
 
 def renumbered(events: list[InBetweenEvent]) -> list[Record[InBetweenEvent]]:
+    """The events as the records of one chain, seq 1 onwards (one timestamp: moves do not depend on it)."""
     return [Record(table_id=GAME, seq=n, recorded_at=START, test=False, event=e) for n, e in enumerate(events, 1)]
 
 
