@@ -184,7 +184,7 @@ def check_buy(game: Game, ruleset: RuleSet, player_id: str, amount: int) -> int:
     buy = ruleset.terms.buy_chips
     if buy is None:
         raise BuyNotAllowed(f"{ruleset.id}: no chips enter the game but the starting chips")
-    seat = next((i for i, s in enumerate(game.seats) if s.player_id == player_id), None)
+    seat = game.seat_of(player_id)
     if seat is None:
         raise NotYourTurn(f"{player_id} has no seat in game {game.game_id}")
     room = buy_room(game, ruleset, seat)
@@ -214,7 +214,7 @@ def check_agreement(game: Game, ruleset: RuleSet, player_id: str) -> int:
         raise GameOver(f"game {game.game_id} is over")
     if not ruleset.terms.stop_by_agreement:
         raise StopNotAllowed(f"{ruleset.id}: the game ends by its own rules, not by the players' agreement")
-    seat = next((i for i, s in enumerate(game.seats) if s.player_id == player_id), None)
+    seat = game.seat_of(player_id)
     if seat is None:
         raise NotYourTurn(f"{player_id} has no seat in game {game.game_id}")
     if game.seats[seat].chips == 0:

@@ -134,8 +134,9 @@ def play_held_seats(
     events: list[InBetweenEvent] = []
     while game.status is not GameStatus.GAME_OVER:
         if (agreeing := computers_agreeing(game, ruleset, held)) is not None:
-            agrees = held[next(i for i, s in enumerate(game.seats) if s.player_id == agreeing.player_id)]
-            step = act(game, shoe, agreeing, ruleset=ruleset, source=source, now=now, stand_in=agrees.stand_in)
+            seat = game.seat_of(agreeing.player_id)
+            assert seat is not None  # computers_agreeing names a seat of the game
+            step = act(game, shoe, agreeing, ruleset=ruleset, source=source, now=now, stand_in=held[seat].stand_in)
         elif game.turn is not None and game.to_act is not None:
             computer = held.get(game.turn.seat)
             if computer is None:

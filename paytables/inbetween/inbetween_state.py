@@ -192,6 +192,10 @@ class Game(msgspec.Struct, frozen=True, kw_only=True):
     def total_chips(self) -> int:
         return sum(seat.chips for seat in self.seats) + self.pot
 
+    def seat_of(self, player_id: str) -> int | None:
+        """The seat of this player, if the game has one."""
+        return next((i for i, seat in enumerate(self.seats) if seat.player_id == player_id), None)
+
     def seats_with_chips(self) -> list[int]:
         return [i for i, seat in enumerate(self.seats) if seat.chips > 0]
 
