@@ -178,7 +178,8 @@ def replay_game(records: list[Record[InBetweenEvent]]) -> None:
         move: InBetweenAction | None
         stand_in: StandIn | None = None
         if type(stood := events[at]) is InBetweenStoodIn:
-            move, stand_in = _stand_ins_move(game, shoe, ruleset, stood, events[at + 1 : at + 2])
+            following = events[at + 1] if at + 1 < len(events) else None
+            move, stand_in = _stand_ins_move(game, shoe, ruleset, stood, following)
         else:
             move = _move(game, events[at])
         with _refusals():
@@ -228,12 +229,12 @@ def _move(game: Game, event: InBetweenEvent) -> InBetweenAction | None:
 
 
 def _stand_ins_move(
-    game: Game, shoe: Shoe, ruleset: inbetween_rules.RuleSet, stood: InBetweenStoodIn, after: list[InBetweenEvent]
+    game: Game, shoe: Shoe, ruleset: inbetween_rules.RuleSet, stood: InBetweenStoodIn, following: InBetweenEvent | None
 ) -> tuple[InBetweenAction, StandIn]:
     """The move the computer or the timer a record names makes for its seat, derived again from its strategy (the
     computer from what the seat sees, as it played): the engine's records of it must then be the ones that follow."""
     stand_in = StandIn(by=stood.by, personality=stood.personality, endgame_tip=stood.endgame_tip)
-    if type(next(iter(after), None)) is InBetweenStopAgreed:  # a computer agrees once every person has
+    if type(following) is InBetweenStopAgreed:  # a computer agrees once every person has
         if not 0 <= stood.seat < len(game.seats) or stood.by is not StandInBy.COMPUTER:
             raise _Problem(f"an agreement to stop made for seat {stood.seat} by the {stood.by}")
         return AgreeToStop(player_id=game.seats[stood.seat].player_id), stand_in
