@@ -17,6 +17,7 @@ import httpx
 import msgspec
 import pytest
 
+from audit.export_format import RecordLine, read_lines
 from service.runtime.sweeper import sweep_friends
 from service.settings import Settings
 from tests.api.friends_helpers import Phone, create, join, quiet_move
@@ -173,9 +174,9 @@ async def test_a_whole_game_with_the_timer_and_the_computer_standing_in_exports_
     out = tmp_path / "export.jsonl"
     code, _, err = await reddog(database_url, "audit", "export", "--out", str(out))
     assert code == 0, err
-    records = [json.loads(line) for line in out.read_text().splitlines()]
-    events = [json.loads(r["body"])["event"] if isinstance(r["body"], str) else r["body"]["event"]
-              for r in records if r["type"] == "record" and r["table_id"] == game_id]  # fmt: skip
+    with out.open("rb") as stream:
+        lines = [x for x in read_lines(stream) if type(x) is RecordLine and x.table_id == game_id]
+    events = [json.loads(bytes(x.body))["event"] for x in lines]
     stood = [(e["seat"], e["by"], e["personality"]) for e in events if e["kind"] == "ib_stood_in"]
     assert (0, "timer", None) in stood  # the turn the host let run out, and none of the host's own
     assert {s for s in stood if s[0] == 0} == {(0, "timer", None)}

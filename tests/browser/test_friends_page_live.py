@@ -29,6 +29,18 @@ async def database(database_server: str) -> AsyncIterator[Database]:
         yield database
 
 
+async def swept(database: Database, kind: str, clock: ManualClock) -> list[bytes]:
+    """The bodies of the records of this kind the last sweep wrote (the turn's own are TURN seconds older)."""
+    conn = await asyncpg.connect(database.owner_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT body FROM audit_log WHERE kind = $1 AND recorded_at > $2", kind, clock.now - timedelta(seconds=1)
+        )
+    finally:
+        await conn.close()
+    return [bytes(r["body"]) for r in rows]
+
+
 async def host_a_table(p: Phone, seats: str) -> None:
     await p.open("/play/inbetween")
     await p.page.fill("#create-name", "Hari")
@@ -54,16 +66,9 @@ async def test_a_turn_left_to_run_out_is_played_by_the_sweeper_and_the_phone_sho
     assert await sweep_friends(server.app.state.runner, server.app.state.push) == 1
     await host.reach(before + 1)  # pushed: the phone read the table again
     log = await host.page.locator("#log li").all_text_contents()
-    conn = await asyncpg.connect(database.owner_url)
-    try:  # the chain says the timer made the move: the sweep's ib_stood_in, as stored
-        stood = await conn.fetch(
-            "SELECT body FROM audit_log WHERE kind = 'ib_stood_in' AND recorded_at > $1",
-            clock.now - timedelta(seconds=1),
-        )
-    finally:
-        await conn.close()
-    stood = [r for r in stood if json.loads(r["body"])["event"]["by"] == "timer"]  # the computers' turns have theirs
-    assert [json.loads(r["body"])["event"] for r in stood] == [
+    # the chain says the timer made the move: the sweep's ib_stood_in, as stored (the computers' turns have theirs)
+    stood = [b for b in await swept(database, "ib_stood_in", clock) if json.loads(b)["event"]["by"] == "timer"]
+    assert [json.loads(b)["event"] for b in stood] == [
         {"kind": "ib_stood_in", "seat": 0, "by": "timer", "personality": None, "endgame_tip": None}
     ]
     # and the page tells it (its log keeps 8 lines, which the turns after the sweep's can fill): the page's own
@@ -71,7 +76,7 @@ async def test_a_turn_left_to_run_out_is_played_by_the_sweeper_and_the_phone_sho
     told = await host.page.evaluate(
         """async (body) => (await import("/play/static/play/narrate.js"))
              .narrate({ players: [{ seat: 0, name: "Hari" }] }, [{ body }])""",
-        bytes(stood[0]["body"]).decode(),  # the stored bytes: the body a records route serves
+        stood[0].decode(),  # the stored bytes: the body a records route serves
     )
     assert told == ["Time ran out for Hari."]
     # The default for the decision: an ace high, a pair higher (lower for aces), or a pass.
@@ -85,16 +90,7 @@ async def test_a_turn_left_to_run_out_is_played_by_the_sweeper_and_the_phone_sho
         # out. The records of that sweep then say what the host's seat (seat 0) was made to do.
         recorded = {"An ace: call it high or low": "ib_ace_called", "A pair: will the next card be higher or lower?":
                     "ib_pair_called", "Bet or pass": "ib_passed"}[asked or ""]  # fmt: skip
-        conn = await asyncpg.connect(database.owner_url)
-        try:
-            rows = await conn.fetch(  # the sweep's records: the turn's own are TURN seconds older
-                "SELECT body FROM audit_log WHERE kind = $1 AND recorded_at > $2",
-                recorded,
-                clock.now - timedelta(seconds=1),
-            )
-        finally:
-            await conn.close()
-        events = [json.loads(r["body"])["event"] for r in rows]
+        events = [json.loads(b)["event"] for b in await swept(database, recorded, clock)]
         assert any(e["seat"] == 0 and e.get("call", "high") in ("high", "higher", "lower") for e in events), (
             log,
             events,
