@@ -29,12 +29,13 @@ async def test_two_instances_racing_the_same_move_on_one_game_let_exactly_one_wi
     async with live(settings, clock=clock) as a, live(settings, clock=clock) as b:
         games = [await start(a.api, humans("alice", "bob"), ["4S", "JH", "7D", "5C", "9C"]) for _ in range(GAMES_RACED)]
         # bob's turn on every game: one instance sends his bet, the other his pass, at the same moment, each with
-        # its own idempotency key, both answering the version they read. Whichever lands first plays; the other
-        # names a version the game has moved past.
+        # its own idempotency key, both answering the version read before the race (each reading it inside the race
+        # let the slower one read the winner's version on a slow machine, and be refused as NOT_YOUR_TURN).
+        # Whichever lands first plays; the other names a version the game has moved past.
         races = [
             asyncio.gather(
-                post_action(a.api, g["game_id"], "bob", "bet", amount=5),
-                post_action(b.api, g["game_id"], "bob", "pass"),
+                post_action(a.api, g["game_id"], "bob", "bet", amount=5, version=g["version"]),
+                post_action(b.api, g["game_id"], "bob", "pass", version=g["version"]),
             )
             for g in games
         ]
