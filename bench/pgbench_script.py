@@ -22,7 +22,7 @@ from uuid import UUID
 
 import msgspec
 
-from bench.statement_capture import CapturedRound, Transaction
+from bench.statement_capture import CapturedRound, Transaction, is_seq
 
 SEQ_BASE = 10**12
 MAX_REFERENCES = 255  # pgbench's limit on variables in one SQL command
@@ -84,7 +84,7 @@ class _Round:
             return None
         if isinstance(value, UUID):
             return ROUND_UUID if value == self.captured.round_id else CLIENT_TABLE if value == self.table_id else None
-        if isinstance(value, int) and value >= SEQ_BASE:
+        if is_seq(value, SEQ_BASE):
             self.seq_max = max(self.seq_max, value)
             return f"(:seq::bigint + {value - self.captured.head_before})"
         if isinstance(value, bytes) and value in self.known_hashes:

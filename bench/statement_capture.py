@@ -85,14 +85,23 @@ def _unlocked(committed: Sequence[Transaction], pair: Sequence[int]) -> bool:
     return all(len(committed[i].statements) == 1 for i in pair)
 
 
+# A capture appends far fewer records than this, and no other integer the service sends falls between `base` and
+# `base + SEQ_SPAN` (the outbox's advisory lock key, 9e13, is above it: taken for a seq, it moved every script's chain
+# below zero and every replayed round failed).
+SEQ_SPAN = 10**9
+
+
+def is_seq(value: object, base: int) -> bool:
+    """Whether an argument is an audit sequence number of the capture table's chain, which was moved to `base`."""
+    return isinstance(value, int) and not isinstance(value, bool) and base <= value < base + SEQ_SPAN
+
+
 def seq_values(transaction: Transaction, base: int) -> list[int]:
     """Audit sequence numbers in a transaction's arguments: the capture table's chain was moved to start at `base`."""
     found: list[int] = []
     for statement in transaction.statements:
         for arg in statement.args:
-            for value in arg if isinstance(arg, list) else [arg]:
-                if isinstance(value, int) and not isinstance(value, bool) and value >= base:
-                    found.append(value)
+            found.extend(value for value in (arg if isinstance(arg, list) else [arg]) if is_seq(value, base))
     return found
 
 

@@ -152,6 +152,14 @@ def test_a_round_finds_its_transactions_by_key_and_the_chain_head_before_it() ->
     assert (found.transactions, found.head_before) == ((opened, decided), SEQ_BASE + 2)
 
 
+def test_an_integer_far_above_the_chain_such_as_an_advisory_lock_key_is_not_taken_for_a_seq() -> None:
+    # The outbox's position lock key (about 9e13) once moved every replayed chain below zero: all rounds failed.
+    lock = Transaction((Statement("SELECT pg_try_advisory_xact_lock($1)", (90_453_340_999_512,)),))
+    opened = Transaction((begin(), claim(KEY_OPEN), audit([SEQ_BASE + 1], [HASH_1]), commit()))
+    (found,) = match_rounds([lock, opened], [(ROUND, (KEY_OPEN,))], SEQ_BASE)
+    assert found.head_before == SEQ_BASE
+
+
 def look_up(key: str) -> Statement:
     return Statement("SELECT * FROM keys WHERE k = $1", (key,))
 
