@@ -17,6 +17,8 @@ SERVICE_TABLES = (
     "game_tables",
     "rounds",
     "audit_log",
+    "audit_rows",
+    "audit_batches",
     "idempotency_keys",
     "audit_checkpoints",
     "system_chain",

@@ -10,6 +10,7 @@ import asyncpg
 import msgspec
 
 from service.db import Conn
+from service.db.audit_sql import seqs_between
 
 # Migration 004 (the service's checkpoints) makes the checkpoint table and the system chain's head; until it exists
 # there are no checkpoints and no system chain to export.
@@ -111,7 +112,8 @@ async def select_records(conn: Conn, table_id: UUID, after_seq: int, last_seq: i
     """Records after `after_seq` up to `last_seq` (the head read first, so a page never passes it), in seq order."""
     rows = await conn.fetch(
         f"SELECT {_RECORD_COLUMNS} FROM audit_log"  # noqa: S608 - our columns
-        " WHERE table_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
+        " WHERE table_id = $1 AND seq > $2 AND seq <= $3"
+        f" AND {seqs_between('$2', upto='$3')} ORDER BY seq LIMIT $4",
         table_id,
         after_seq,
         last_seq,
@@ -124,7 +126,8 @@ async def stream_records(conn: Conn, table_id: UUID, after_seq: int, last_seq: i
     """The same, through a cursor: the caller holds a transaction, and memory stays flat however long the chain."""
     cursor = conn.cursor(
         f"SELECT {_RECORD_COLUMNS} FROM audit_log"  # noqa: S608 - our columns
-        " WHERE table_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq",
+        " WHERE table_id = $1 AND seq > $2 AND seq <= $3"
+        f" AND {seqs_between('$2', upto='$3')} ORDER BY seq",
         table_id,
         after_seq,
         last_seq,
@@ -137,7 +140,8 @@ async def stream_records(conn: Conn, table_id: UUID, after_seq: int, last_seq: i
 async def select_hashes(conn: Conn, table_id: UUID, after_seq: int, before_seq: int) -> list[tuple[int, bytes]]:
     """(seq, hash) of the records strictly between two seqs: what an export `--since` keeps of older records."""
     rows = await conn.fetch(
-        "SELECT seq, hash FROM audit_log WHERE table_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq",
+        f"SELECT seq, hash FROM audit_log WHERE {seqs_between('$2', below='$3')}"  # noqa: S608 - our bounds
+        " AND table_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq",
         table_id,
         after_seq,
         before_seq,

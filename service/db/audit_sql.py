@@ -7,6 +7,7 @@ of `service/chains/checkpoints.py` never re-hash history.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TypeAlias
@@ -104,26 +105,58 @@ def append(
         for i, event in enumerate(events)
     ]
     links = extend(head.hash, records)
+    round_ids = [_uuid(getattr(e, "round_id", None)) for e in events]  # Red Dog's records name their round and bet
+    firsts = batch_starts(round_ids)
     insert = Statement(
-        sql="INSERT INTO audit_log (table_id, seq, prev_hash, hash, recorded_at, kind, round_id, bet_id, test, body)"
-        " SELECT $1, * FROM unnest($2::bigint[], $3::bytea[], $4::bytea[], $5::timestamptz[], $6::text[],"
-        "  $7::uuid[], $8::text[], $9::boolean[], $10::bytea[])",
+        # Each batch is a slice of the records' arrays: `at` the position (from 1) of its first record, `count` its
+        # records (migration 024).
+        sql="INSERT INTO audit_batches (table_id, first_seq, prev_hash, recorded_at, round_id, test, kinds, bet_ids,"
+        " hashes, bodies) SELECT $1, b.first_seq, b.prev_hash, $2, b.round_id, $3,"
+        " ($9::text[])[b.at : b.at + b.count - 1], ($10::text[])[b.at : b.at + b.count - 1],"
+        " ($11::bytea[])[b.at : b.at + b.count - 1], ($12::bytea[])[b.at : b.at + b.count - 1]"
+        " FROM unnest($4::bigint[], $5::integer[], $6::integer[], $7::uuid[], $8::bytea[])"
+        "  AS b(first_seq, at, count, round_id, prev_hash)",
         args=(
             chain_id,
-            [link.seq for link in links],
-            [link.prev_hash for link in links],
-            [link.hash for link in links],
-            [stamp] * len(links),
+            stamp,
+            test,
+            [links[i].seq for i in firsts],
+            [i + 1 for i in firsts],
+            [end - start for start, end in itertools.pairwise([*firsts, len(links)])],
+            [round_ids[i] for i in firsts],
+            [links[i].prev_hash for i in firsts],
             [kind_of(e) for e in events],
-            [_uuid(getattr(e, "round_id", None)) for e in events],  # Red Dog's records name their round and bet
             [getattr(e, "bet_id", None) for e in events],
-            [test] * len(links),
+            [link.hash for link in links],
             [link.body for link in links],
         ),
     )
     tree = head.tree.extend(link.hash for link in links)
     new_head = AuditHead(seq=links[-1].seq, hash=links[-1].hash, recorded_at=stamp, tree=tree)
     return [insert], new_head
+
+
+BATCH_MOST = 64  # records in one audit_batches row (its CHECK): a record's row starts within 64 seqs before it
+
+
+def seqs_between(after: str, *, below: str | None = None, upto: str | None = None) -> str:
+    """The audit_log condition that bounds the stored rows of the records after seq `after` (and below `below` or up
+    to `upto`), SQL expressions all: a record's batch_seq is at most its seq and within BATCH_MOST of it, which lets
+    PostgreSQL find the rows by their primary keys instead of unpacking every row of the chain."""
+    bounds = [f"batch_seq > {after} - {BATCH_MOST}"]
+    bounds += [] if below is None else [f"batch_seq < {below}"]
+    bounds += [] if upto is None else [f"batch_seq <= {upto}"]
+    return " AND ".join(bounds)
+
+
+def batch_starts(round_ids: Sequence[UUID | None]) -> list[int]:
+    """Where each batch of an append begins: a batch is a run of records naming the same round (or none), at most
+    BATCH_MOST long, so a batch's round is one column and a reader can bound the row of any seq."""
+    starts: list[int] = []
+    for i, round_id in enumerate(round_ids):
+        if not starts or round_id != round_ids[i - 1] or i - starts[-1] == BATCH_MOST:
+            starts.append(i)
+    return starts
 
 
 def kind_of(event: AnyEvent) -> str:

@@ -143,7 +143,7 @@ async def select_unanchored_heads(conn: Conn, older_than: datetime, *, ended_gam
 async def select_record_hashes(conn: Conn, table_id: UUID, size: int) -> list[bytes]:
     """The chain hashes of records 1..size, in seq order: a proof's leaves."""
     records = await conn.fetch(
-        "SELECT hash FROM audit_log WHERE table_id = $1 AND seq <= $2 ORDER BY seq", table_id, size
+        "SELECT hash FROM audit_log WHERE table_id = $1 AND seq <= $2 AND batch_seq <= $2 ORDER BY seq", table_id, size
     )
     return [r["hash"] for r in records]
 

@@ -14,7 +14,7 @@ import msgspec
 from audit.chain import Link
 from paytables.inbetween.inbetween_state import Game
 from service.db import Conn, Statement
-from service.db.audit_sql import AuditHead, head_of, tree_bytes
+from service.db.audit_sql import AuditHead, head_of, seqs_between, tree_bytes
 from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, select_one
 from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
@@ -107,7 +107,8 @@ def _stored(record: asyncpg.Record) -> StoredGame:
 async def select_records(conn: Conn, game_id: UUID, *, after: int = 0, limit: int | None = None) -> list[Link]:
     """The game's audit records after seq `after`, in order (the caller has checked whose game it is)."""
     records = await conn.fetch(
-        "SELECT seq, prev_hash, hash, body FROM audit_log WHERE table_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        f"SELECT seq, prev_hash, hash, body FROM audit_log WHERE table_id = $1 AND seq > $2 AND {seqs_between('$2')}"  # noqa: S608
+        " ORDER BY seq LIMIT $3",
         game_id,
         after,
         limit,

@@ -15,6 +15,7 @@ from tests.support.clock import ManualClock
 from tests.support.live import live
 from tests.support.reddog_command import reddog
 from tests.support.scratch import scratch_database
+from tests.support.stored_records import overwrite_record
 
 
 async def play(url: str) -> tuple[str, str]:
@@ -67,12 +68,12 @@ async def test_a_changed_audit_column_is_reported_from_the_database(database_ser
         _, bet_id = await play(url)
         db = await asyncpg.connect(url)
         try:  # a superuser can switch the append-only trigger off: what the checks are for
-            await db.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update")
-            seq = await db.fetchval(
-                "UPDATE audit_log SET bet_id = 'forged' WHERE bet_id = $1 AND kind = 'bet_settled' RETURNING seq",
-                bet_id,
+            record = await db.fetchrow(
+                "SELECT table_id, seq FROM audit_log WHERE bet_id = $1 AND kind = 'bet_settled'", bet_id
             )
-            await db.execute("ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update")
+            assert record is not None
+            seq = record["seq"]
+            await overwrite_record(db, record["table_id"], seq, bet_id="forged")
         finally:
             await db.close()
         code, out, err = await reddog(url, "audit", "verify", "--db")
@@ -237,14 +238,15 @@ async def test_audit_verify_says_it_is_an_alias_and_gives_the_same_verdict_as_ve
                 "UPDATE rounds SET state = jsonb_set(state, '{bets,0,payout}', '999') WHERE round_id = $1",
                 UUID(round_id),
             )
-            await db.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update")
-            seq = await db.fetchval(
-                "UPDATE audit_log SET body = convert_to(replace(convert_from(body, 'UTF8'), 'alice', 'eve'), 'UTF8')"
-                " WHERE table_id = $1 AND seq = (SELECT min(seq) FROM audit_log WHERE table_id = $1"
-                " AND convert_from(body, 'UTF8') LIKE '%alice%') RETURNING seq",
+            record = await db.fetchrow(
+                "SELECT seq, convert_to(replace(convert_from(body, 'UTF8'), 'alice', 'eve'), 'UTF8') AS body"
+                " FROM audit_log WHERE table_id = $1 AND convert_from(body, 'UTF8') LIKE '%alice%'"
+                " ORDER BY seq LIMIT 1",
                 UUID(game_id),
             )
-            await db.execute("ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_update")
+            assert record is not None
+            seq = record["seq"]
+            await overwrite_record(db, UUID(game_id), seq, body=record["body"])
         finally:
             await db.close()
         code, out, err = await reddog(url, "audit", "verify", "--db")

@@ -8,6 +8,8 @@ from uuid import UUID
 
 import asyncpg
 
+from tests.support.stored_records import overwrite_record
+
 # The row that holds each kind of chain's head, and its id column
 HEAD_ROWS = {"game_tables": "table_id", "inbetween_games": "game_id"}
 
@@ -21,14 +23,7 @@ async def rechain_as_owner(db: asyncpg.Connection, chain: UUID, bodies: list[byt
         prev = bytes(32)
         for seq, body in enumerate(bodies, start=1):
             digest = hashlib.sha256(prev + body).digest()
-            await db.execute(
-                "UPDATE audit_log SET prev_hash = $3, hash = $4, body = $5 WHERE table_id = $1 AND seq = $2",
-                chain,
-                seq,
-                prev,
-                digest,
-                body,
-            )
+            await overwrite_record(db, chain, seq, prev_hash=prev, hash=digest, body=body)
             prev = digest
         await db.execute(
             f"UPDATE {head_row} SET audit_hash = $2, audit_tree = audit_compact_range({id_column})"  # noqa: S608 - ours
