@@ -15,6 +15,7 @@ from shoe.cards import DECK, CardError, rank
 from shoe.random_source import randbelow
 from shoe.shoe import (
     Reveal,
+    Shoe,
     ShoeError,
     ShoePolicy,
     cut_position,
@@ -181,6 +182,34 @@ def test_a_shoe_survives_encoding_and_decoding_unchanged() -> None:
     assert decode_shoe(encode_shoe(shoe)) == shoe
     fresh = new_shoe(1, random.Random(10))
     assert decode_shoe(encode_shoe(fresh)) == fresh
+
+
+def test_a_packed_shoe_is_a_byte_a_card_after_its_header_salt_and_commitment() -> None:
+    # 0xc1, decks 1, position 1, no cut card (0xffff), a 32-byte salt, the salt, the commitment, then the cards:
+    # AS is rank index 12 (A in 23456789TJQKA) + 16 x suit index 0 (S in SHDC) = 0x0c; TD is 8 + 16 x 2 = 0x28.
+    shoe = Shoe(decks=1, order="ASTD", salt="00" * 32, commitment="ab" * 32, position=1)
+    expected = b"\xc1\x01\x00\x01\xff\xff\x20" + bytes(32) + b"\xab" * 32 + b"\x0c\x28"
+    assert encode_shoe(shoe) == expected
+    assert decode_shoe(expected) == shoe
+
+
+def test_a_six_deck_shoe_packs_into_383_bytes_where_msgpack_took_over_800() -> None:
+    shoe = new_shoe(6, random.Random(12), policy=ShoePolicy.CUT_CARD, penetration=75)
+    assert len(encode_shoe(shoe)) == 7 + 32 + 32 + 6 * 52  # the header, salt, commitment and a byte a card
+    assert len(msgspec.msgpack.encode(shoe)) > 800
+
+
+def test_a_shoe_stored_as_msgpack_by_an_earlier_release_still_decodes() -> None:
+    shoe = new_shoe(2, random.Random(13), policy=ShoePolicy.CUT_CARD, penetration=60)
+    assert decode_shoe(msgspec.msgpack.encode(shoe)) == shoe
+
+
+def test_a_shoe_the_packing_cannot_hold_is_kept_as_msgpack_and_comes_back_the_same() -> None:
+    upper = Shoe(decks=1, order="ASTD", salt="AB" * 32, commitment="ab" * 32)  # hex that would come back lower case
+    odd = Shoe(decks=1, order="ASX", salt="ab" * 32, commitment="ab" * 32)  # not whole card codes
+    for shoe in (upper, odd):
+        assert encode_shoe(shoe) == msgspec.msgpack.encode(shoe)
+        assert decode_shoe(encode_shoe(shoe)) == shoe
 
 
 def test_decoding_bytes_that_are_not_a_shoe_is_refused() -> None:
