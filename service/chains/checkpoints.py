@@ -135,11 +135,9 @@ def _told(unit: UnitOfWork, operator_id: str | None, signed: Signed) -> list[Sta
     """The notification of a checkpoint over an operator's table (none for the system chain or the friends')."""
     if operator_id is None or operator_id not in unit.settings.operators:
         return []
-    return [
-        notifications.checkpoint_notification(
-            unit.settings, operator_id, signed.table_id, signed.tree_size, signed.root, signed.note, unit.now
-        )
-    ]
+    return notifications.checkpoint_notification(
+        unit.settings, operator_id, signed.table_id, signed.tree_size, signed.root, signed.note, unit.now
+    )
 
 
 async def covering(unit: UnitOfWork, table_id: UUID, seq: int) -> StoredCheckpoint | None:

@@ -73,7 +73,7 @@ class Notification(msgspec.Struct, frozen=True, kw_only=True):
 
 def round_notification(
     settings: Settings, operator_id: str, currency: str, rnd: Round, audit_seq: int, now: datetime
-) -> Statement:
+) -> list[Statement]:
     """The outbox row of a round that has just ended or been rolled back (the caller knows which happened now)."""
     bets = tuple(
         BetResult(
@@ -109,7 +109,7 @@ def round_notification(
 
 def checkpoint_notification(
     settings: Settings, operator_id: str, table_id: UUID, tree_size: int, root: bytes, note: str, now: datetime
-) -> Statement:
+) -> list[Statement]:
     """The outbox row of a checkpoint just signed over an operator's table chain: the anchor its rounds' proofs
     reach (its ordering key is the table's, so a table's checkpoints arrive in size order)."""
     data = CheckpointData(
@@ -129,7 +129,7 @@ def _message(
     links: dict[str, str],
     now: datetime,
     message_id: UUID,
-) -> Statement:
+) -> list[Statement]:
     body = _encode(
         Notification(id=str(message_id), type=kind, operator_id=operator_id, created_at=now, data=data, links=links)
     )

@@ -11,8 +11,10 @@ import msgspec
 from service.db import Conn, Statement
 
 POSITION_LOCK = 0x5244_4F42_4F58  # "RDOBOX": one replica at a time gives committed messages their listed place
+# A message's body: in outbox_bodies since migration 025, in its own row before (and there it is taken first).
+BODY = "coalesce(o.body, (SELECT b.body FROM outbox_bodies b WHERE b.message_id = o.message_id))"
 CLAIMED_COLUMNS = (
-    "o.seq, o.message_id, o.operator_id, o.channel, o.kind, o.body, o.created_at, o.attempts,"
+    f"o.seq, o.message_id, o.operator_id, o.channel, o.kind, {BODY} AS body, o.created_at, o.attempts,"
     " coalesce(o.retried_at, o.created_at) AS owed_since"
 )
 
@@ -58,23 +60,28 @@ class Depth(msgspec.Struct, frozen=True, kw_only=True):
     dead: int
 
 
-def insert_message(message: OutboxMessage, *, deliver: bool) -> Statement:
-    """The message, due now when it has somewhere to go; otherwise only listed (status 'unsent'). A message whose id
-    is already there is that message (a checkpoint's id is its table and size: replicas that both signed it)."""
-    return Statement(
-        sql="INSERT INTO outbox (message_id, operator_id, channel, ordering_key, kind, body, created_at, status,"
-        " next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $7) ON CONFLICT (message_id) DO NOTHING",
+def insert_message(message: OutboxMessage, *, deliver: bool) -> list[Statement]:
+    """The message, due now when it has somewhere to go; otherwise only listed (status 'unsent'), and its body
+    beside it, written once (migration 025). A message whose id is already there is that message (a checkpoint's id
+    is its table and size: replicas that both signed it)."""
+    row = Statement(
+        sql="INSERT INTO outbox (message_id, operator_id, channel, ordering_key, kind, created_at, status,"
+        " next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $6) ON CONFLICT (message_id) DO NOTHING",
         args=(
             message.message_id,
             message.operator_id,
             message.channel,
             message.ordering_key,
             message.kind,
-            message.body,
             message.created_at,
             "pending" if deliver else "unsent",
         ),
     )
+    body = Statement(
+        sql="INSERT INTO outbox_bodies (message_id, body) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING",
+        args=(message.message_id, message.body),
+    )
+    return [row, body]
 
 
 async def claim_due(conn: Conn, now: datetime, lease_until: datetime, limit: int) -> list[Claimed]:
@@ -155,7 +162,8 @@ class Listed(msgspec.Struct, frozen=True, kw_only=True):
 
 async def select_listed(conn: Conn, operator_id: str, after: int, limit: int) -> list[Listed]:
     records = await conn.fetch(
-        "SELECT position, body FROM outbox WHERE operator_id = $1 AND position > $2 ORDER BY position LIMIT $3",
+        f"SELECT o.position, {BODY} AS body FROM outbox o"  # noqa: S608 - ours
+        " WHERE o.operator_id = $1 AND o.position > $2 ORDER BY o.position LIMIT $3",
         operator_id,
         after,
         limit,

@@ -327,7 +327,7 @@ def record_step(
         told = notifications.round_notification(
             unit.settings, stored.operator_id, stored.currency, rnd, appended.head.seq, unit.now
         )
-        unit.defer([told, *_checkpoint_told(unit, stored.operator_id, appended)])
+        unit.defer([*told, *_checkpoint_told(unit, stored.operator_id, appended)])
     elif appended.signed is not None:
         unit.defer(_checkpoint_told(unit, stored.operator_id, appended))
     reveal = shoe_lifecycle.reveal_to_show(rnd.is_open, step.shoe, table_commitment)
@@ -347,10 +347,9 @@ def _checkpoint_told(unit: UnitOfWork, operator_id: str, appended: checkpoints.A
     signed = appended.signed
     if signed is None:
         return []
-    told = notifications.checkpoint_notification(
+    return notifications.checkpoint_notification(
         unit.settings, operator_id, signed.table_id, signed.tree_size, signed.root, signed.note, unit.now
     )
-    return [told]
 
 
 def _record_end(rnd: Round, currency: str, figures: RoundFigures) -> None:

@@ -20,6 +20,7 @@ import pytest
 
 from audit.system_events import SYSTEM_CHAIN_ID
 from service.clock import system_clock
+from service.db.outbox_sql import BODY
 from service.db.unit_of_work import Runner
 from service.outbox_settings import NotificationTarget, OutboxSettings
 from service.runtime import outbox_delivery
@@ -95,7 +96,12 @@ async def statuses(db: asyncpg.Connection, operator: str) -> dict[str, int]:
 async def test_the_app_role_may_write_and_read_outbox_rows_and_never_delete_one(
     db: asyncpg.Connection, privilege: str, granted: bool
 ) -> None:
-    assert await db.fetchval("SELECT has_table_privilege($1, 'outbox', $2)", TEST_APP_ROLE, privilege) is granted
+    for table in ("outbox", "outbox_bodies"):  # a message's row, and its body beside it since migration 025
+        assert await db.fetchval("SELECT has_table_privilege($1, $2, $3)", TEST_APP_ROLE, table, privilege) is granted
+
+
+async def test_the_app_role_may_never_rewrite_a_stored_body(db: asyncpg.Connection) -> None:
+    assert await db.fetchval("SELECT has_any_column_privilege($1, 'outbox_bodies', 'UPDATE')", TEST_APP_ROLE) is False
 
 
 async def test_the_app_role_may_mark_an_attempt_but_never_rewrite_a_messages_id_body_or_order(
@@ -115,7 +121,10 @@ async def test_a_round_settled_at_the_deal_owes_one_notification_written_in_its_
 ) -> None:
     table = await api.table(mode="test")
     rnd = await open_round(api, table["table_id"], [("p1", 10)], CONSECUTIVE)
-    rows = await db.fetch("SELECT kind, status, ordering_key, body FROM outbox WHERE operator_id = $1", api.operator_id)
+    rows = await db.fetch(
+        f"SELECT o.kind, o.status, o.ordering_key, {BODY} AS body FROM outbox o WHERE o.operator_id = $1",  # noqa: S608
+        api.operator_id,
+    )
     rounds = [r for r in rows if r["kind"].startswith("round.")]
     assert [(r["kind"], r["status"], r["ordering_key"]) for r in rounds] == [
         ("round.settled", "pending", f"round:{rnd['round_id']}")
@@ -164,7 +173,7 @@ async def test_a_notification_reaches_a_real_receiver_signed_under_both_secrets_
     assert settled["data"]["round_id"] == rnd["round_id"]
     assert (await statuses(db, api.operator_id)).get("delivered", 0) >= 1
     # The signature a receiver holding only the new secret checks, over the bytes as stored.
-    body = await db.fetchval("SELECT body FROM outbox WHERE message_id = $1::uuid", settled["id"])
+    body = await db.fetchval(f"SELECT {BODY} FROM outbox o WHERE o.message_id = $1::uuid", settled["id"])  # noqa: S608
     new, old = _signatures(runner.settings, body, settled["id"], "1767225600")
     assert verify_as_docs_say(NEW_SECRET, "1767225600", settled["id"], body, new)
     assert verify_as_docs_say(OLD_SECRET, "1767225600", settled["id"], body, old)
@@ -337,7 +346,8 @@ async def test_a_checkpoint_signed_for_a_proof_is_announced_once_though_two_repl
     sizes = {p["tree_size"] for p in proofs}
     assert len(sizes) == 1  # one checkpoint, signed on demand over the head the round reached
     rows = await db.fetch(
-        "SELECT body FROM outbox WHERE operator_id = $1 AND kind = 'checkpoint.signed' AND ordering_key = $2",
+        f"SELECT {BODY} AS body FROM outbox o WHERE o.operator_id = $1"  # noqa: S608 - the service's own expression
+        " AND o.kind = 'checkpoint.signed' AND o.ordering_key = $2",
         one.api.operator_id,
         f"checkpoint:{table['table_id']}",
     )
@@ -376,10 +386,18 @@ async def test_rows_no_one_is_owed_go_after_the_retention_and_owed_and_dead_ones
         settings=msgspec.structs.replace(runner.settings, outbox=retention),
         clock=lambda: datetime(2001, 2, 15, tzinfo=UTC),
     )
+    # Bodies stored beside their rows (migration 025): each goes with its message, the kept ones stay
+    await db.execute(
+        "INSERT INTO outbox_bodies (message_id, body) SELECT unnest($1::uuid[]), '{}'", list(scene.values())
+    )
     assert await sweeper.purge_outbox(in_2001) == 3
     left = {r["message_id"] for r in await db.fetch("SELECT message_id FROM outbox WHERE operator_id = 'retention'")}
     gone = {scene[(old, status)] for status in ("delivered", "resolved", "unsent")}
     assert left == set(scene.values()) - gone
+    everyone = list(scene.values())
+    bodies = await db.fetch("SELECT message_id FROM outbox_bodies WHERE message_id = ANY($1::uuid[])", everyone)
+    assert {r["message_id"] for r in bodies} == left
+    await db.execute("DELETE FROM outbox_bodies WHERE message_id = ANY($1::uuid[])", list(left))
     await db.execute("DELETE FROM outbox WHERE operator_id = 'retention'")
 
 
