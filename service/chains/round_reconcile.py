@@ -16,6 +16,7 @@ import msgspec
 from audit.replay import RecordedRounds
 from paytables.red_dog.round import Round
 from service.db import Conn
+from service.db.round_sql import STATE_COLUMNS, state_of
 
 _decode = msgspec.json.Decoder(Round).decode
 
@@ -41,7 +42,8 @@ async def reconcile_stored_rounds(conn: Conn, recorded: RecordedRounds) -> Round
     differences: list[RoundDifference] = []
     seen: set[str] = set()
     unreadable = 0
-    async for row in conn.cursor("SELECT round_id, status, state FROM rounds ORDER BY round_id", prefetch=2000):
+    rows = conn.cursor(f"SELECT round_id, status, {STATE_COLUMNS} FROM rounds ORDER BY round_id", prefetch=2000)  # noqa: S608
+    async for row in rows:
         round_id = str(row["round_id"])
         seen.add(round_id)
         if round_id in recorded.unreadable:
@@ -49,7 +51,7 @@ async def reconcile_stored_rounds(conn: Conn, recorded: RecordedRounds) -> Round
             continue
         differences.extend(
             RoundDifference(round_id=round_id, detail=detail)
-            for detail in _row_differences(row["status"], row["state"], recorded.states.get(round_id))
+            for detail in _row_differences(row["status"], state_of(row), recorded.states.get(round_id))
         )
     differences.extend(
         RoundDifference(round_id=round_id, detail="its records open a round that is not stored")

@@ -11,9 +11,8 @@ import msgspec
 from paytables.red_dog.analysis.rtp_report import RoundFigures
 from paytables.red_dog.round import Round, RoundStatus
 from service.db import Conn, Statement
+from service.db.round_sql import round_of
 from shoe.shoe import Shoe, decode_shoe
-
-_decode_round = msgspec.json.Decoder(Round).decode
 
 
 class ReportFilter(msgspec.Struct, frozen=True, kw_only=True):
@@ -135,11 +134,10 @@ async def select_unscored(conn: Conn, f: ReportFilter) -> list[Unscored]:
     release during a rolling upgrade."""
     where = _WHERE.format(alias="r.", end="r.settled_at", paytable="t.paytable", test="r.test")
     records = await conn.fetch(
-        "SELECT r.state, r.shoe, t.currency FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"  # noqa: S608
+        "SELECT r.state, r.state_deflated, r.shoe, t.currency FROM rounds r"  # noqa: S608
+        " JOIN game_tables t ON t.table_id = r.table_id"
         f" WHERE r.settled_at IS NOT NULL AND r.status <> 'raise_window'{where}"
         " AND NOT EXISTS (SELECT 1 FROM round_figures x WHERE x.round_id = r.round_id)",
         *_args(f),
     )
-    return [
-        Unscored(round=_decode_round(r["state"]), shoe=decode_shoe(r["shoe"]), currency=r["currency"]) for r in records
-    ]
+    return [Unscored(round=round_of(r), shoe=decode_shoe(r["shoe"]), currency=r["currency"]) for r in records]

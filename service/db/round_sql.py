@@ -9,13 +9,32 @@ import asyncpg
 import msgspec
 
 from paytables.red_dog.round import Round
-from service.db import Conn, Statement
+from service.db import Conn, Statement, preset_deflate
 from service.db.audit_sql import TableLock, head_columns, table_lock_of
 from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, sql_of
+from service.db.state_dictionary import CURRENT, DICTIONARIES
 from shoe.shoe import Shoe, decode_shoe, encode_shoe
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Round).decode
+
+# A round's state: deflated since migration 026 (state_dictionary), as jsonb before it; a row holds one of the two.
+STATE_COLUMNS = "state, state_deflated"
+
+
+def stored_state(rnd: Round) -> bytes:
+    """The round's state as migration 026 stores it: its JSON, deflated with the state dictionary."""
+    return preset_deflate.deflate(_encode(rnd), CURRENT, DICTIONARIES)
+
+
+def state_of(record: asyncpg.Record, prefix: str = "") -> bytes | str:
+    """The state's JSON from a row selected with STATE_COLUMNS (under `prefix`, an alias's column names)."""
+    deflated = record[f"{prefix}state_deflated"]
+    return record[f"{prefix}state"] if deflated is None else preset_deflate.inflate(deflated, DICTIONARIES)
+
+
+def round_of(record: asyncpg.Record) -> Round:
+    return _decode(state_of(record))
 
 
 class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,7 +51,7 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
 def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
     return Statement(
         sql="INSERT INTO rounds (round_id, table_id, operator_id, status, test, opened_at, window_closes_at,"
-        " settled_at, player_ids, state, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        " settled_at, player_ids, state_deflated, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         args=(
             UUID(rnd.round_id),
             UUID(rnd.table_id),
@@ -43,7 +62,7 @@ def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
             rnd.raise_window_closes_at,
             rnd.settled_at,
             sorted({b.player_id for b in rnd.bets}),
-            _encode(rnd).decode(),
+            stored_state(rnd),
             encode_shoe(shoe),
         ),
     )
@@ -51,19 +70,21 @@ def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
 
 def update_round(rnd: Round, shoe: Shoe) -> Statement:
     return Statement(
-        sql="UPDATE rounds SET status = $2, settled_at = $3, state = $4, shoe = $5 WHERE round_id = $1",
-        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, _encode(rnd).decode(), encode_shoe(shoe)),
+        # state NULL: a row written before migration 026 moves to the deflated form with its first change.
+        sql="UPDATE rounds SET status = $2, settled_at = $3, state = NULL, state_deflated = $4, shoe = $5"
+        " WHERE round_id = $1",
+        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, stored_state(rnd), encode_shoe(shoe)),
     )
 
 
-_COLUMNS = f"r.state, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, {head_columns('t.')}"
+_COLUMNS = f"r.state, r.state_deflated, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, {head_columns('t.')}"
 _SELECT = f"SELECT {_COLUMNS} FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"  # noqa: S608 - ours
 
 
 def _stored(record: asyncpg.Record, *, table_locked: bool = False) -> StoredRound:
     table_shoe = record["table_shoe"]
     return StoredRound(
-        round=_decode(record["state"]),
+        round=round_of(record),
         shoe=decode_shoe(record["shoe"]),
         operator_id=record["operator_id"],
         currency=record["currency"],

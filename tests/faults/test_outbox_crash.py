@@ -24,6 +24,7 @@ import pytest
 from tests.faults.load import Exchange, round_body, send
 from tests.support.client import Signed
 from tests.support.notification_receiver import Receiver, running
+from tests.support.round_rows import round_states
 from tests.support.scratch import Database, verified_scratch_database
 from tests.support.served import OPERATOR, served
 
@@ -155,9 +156,7 @@ async def test_kill_9_again_and_again_mid_delivery_loses_doubles_and_reorders_no
         )
         figures = {
             "rounds": len(per_round_expected),
-            "swept": await db.fetchval(
-                "SELECT count(*) FROM rounds WHERE state->'bets'->0->>'decision' = 'timeout_call'"
-            ),
+            "swept": sum(state["bets"][0]["decision"] == "timeout_call" for state in await round_states(db)),
             "notifications": len(expected),
             "kills": KILLS,
             "attempts": receiver.attempts,
@@ -181,5 +180,5 @@ async def test_kill_9_again_and_again_mid_delivery_loses_doubles_and_reorders_no
         by_round = {r: [k for rr, k in listed_rounds if rr == r] for r in per_round_expected}
         assert by_round == per_round_expected
         # Rounds the sweeper settled at their deadline (their bets called by the timer) are among those told.
-        swept = await db.fetchval("SELECT count(*) FROM rounds WHERE state->'bets'->0->>'decision' = 'timeout_call'")
+        swept = figures["swept"]
         assert swept > 0

@@ -14,6 +14,7 @@ from tests.conftest import AUDIT_KEY, make_settings
 from tests.support.clock import ManualClock
 from tests.support.live import live
 from tests.support.reddog_command import reddog
+from tests.support.round_rows import change_deflated_state, state_as_jsonb
 from tests.support.scratch import scratch_database
 from tests.support.stored_records import overwrite_record
 
@@ -50,11 +51,8 @@ async def test_a_stored_round_changed_without_its_records_is_reported(database_s
     async with scratch_database(database_server) as url:
         round_id, bet_id = await play(url)
         db = await asyncpg.connect(url)
-        try:
-            await db.execute(
-                "UPDATE rounds SET state = jsonb_set(state, '{bets,0,payout}', '999') WHERE round_id = $1",
-                UUID(round_id),
-            )
+        try:  # the state as the service stores it (deflated, migration 026), forged with the service's dictionary
+            await change_deflated_state(db, UUID(round_id), ["bets", 0, "payout"], 999)
         finally:
             await db.close()
         code, out, err = await reddog(url, "audit", "replay", "--db")
@@ -233,7 +231,8 @@ async def test_audit_verify_says_it_is_an_alias_and_gives_the_same_verdict_as_ve
             code, out, err = await reddog(url, *command)
             assert code == 0, (command, out, err)
         db = await asyncpg.connect(url)
-        try:  # a rewritten round row, and a game's record changed behind the triggers' back
+        try:  # a rewritten round row (in the jsonb form of older rows), and a game's record changed behind its back
+            await state_as_jsonb(db, UUID(round_id))
             await db.execute(
                 "UPDATE rounds SET state = jsonb_set(state, '{bets,0,payout}', '999') WHERE round_id = $1",
                 UUID(round_id),

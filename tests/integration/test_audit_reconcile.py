@@ -15,6 +15,7 @@ import pytest
 from service.cli.cli import main
 from service.db.app_login import login_url
 from tests.support.client import Signed
+from tests.support.round_rows import state_as_jsonb
 from tests.support.scratch import TEST_LOGIN, TEST_LOGIN_PASSWORD, Database, scratch_database, verify_everything
 
 
@@ -82,6 +83,7 @@ async def test_a_settled_round_whose_stored_state_the_owner_changed_is_reported(
     rnd = await api.ok("POST", f"/v1/rounds/{rnd['round_id']}/close")
     assert rnd["status"] == "settled"
     assert await problems_of(db, rnd["round_id"]) == []
+    await state_as_jsonb(db, UUID(rnd["round_id"]))
     await db.execute(f"UPDATE rounds SET {assignment} WHERE round_id = $1", UUID(rnd["round_id"]))  # noqa: S608
     problems = await problems_of(db, rnd["round_id"])
     assert problems, case
@@ -91,6 +93,7 @@ async def test_a_settled_round_whose_stored_state_the_owner_changed_is_reported(
 async def test_a_voided_round_reopened_in_its_stored_state_is_reported(api: Signed, db: asyncpg.Connection) -> None:
     rnd = await play(api, ["4S", "TH"])
     rnd = await api.ok("POST", f"/v1/rounds/{rnd['round_id']}/void", {"reason": "misdeal"})
+    await state_as_jsonb(db, UUID(rnd["round_id"]))
     await db.execute(
         "UPDATE rounds SET status = 'raise_window', state = jsonb_set(state, '{status}', '\"raise_window\"')"
         " WHERE round_id = $1",
@@ -111,6 +114,7 @@ async def test_the_verify_command_fails_and_names_a_rewritten_round(
     rnd = await play(api, ["3S", "JH", "9D"], raise_first=True)
     rnd = await api.ok("POST", f"/v1/rounds/{rnd['round_id']}/close")
     payout = rnd["bets"][0]["payout"]
+    await state_as_jsonb(db, UUID(rnd["round_id"]))
     await db.execute(
         "UPDATE rounds SET state = jsonb_set(state, '{bets,0,payout}', $2::jsonb) WHERE round_id = $1",
         UUID(rnd["round_id"]),

@@ -21,6 +21,7 @@ from tests.conftest import make_settings
 from tests.support.client import Signed
 from tests.support.clock import ManualClock
 from tests.support.live import live
+from tests.support.round_rows import state_as_jsonb
 from tests.support.scratch import Database, verified_scratch_database
 
 
@@ -130,6 +131,7 @@ async def test_a_round_that_fails_to_settle_does_not_stop_the_sweeper_settling_t
         poisoned = await expiring_round(server.api)
         healthy = await expiring_round(server.api)
         # A stored round naming a paytable that was never released cannot settle; it must not block the rest.
+        await state_as_jsonb(db, UUID(poisoned["round_id"]))
         await db.execute(
             "UPDATE rounds SET state = jsonb_set(state, '{paytable_id}', '\"withdrawn/v9\"') WHERE round_id = $1",
             UUID(poisoned["round_id"]),
