@@ -34,6 +34,7 @@ from service.api.openapi.operation_ids import short_operation_id
 from service.chains import checkpoints, fork_guard, system_chain
 from service.chains.key_continuity import SigningKeyChanged
 from service.clock import Clock, system_clock
+from service.db import storage_forms
 from service.db.app_login import unsafe_role
 from service.db.unit_of_work import Runner
 from service.errors import exception_handlers
@@ -52,6 +53,7 @@ async def create_pool(settings: Settings) -> asyncpg.Pool:
         command_timeout=30,
         reset=_keep_session,
         init=fork_guard.connection_hook(settings),  # each new server is checked against the checkpoint store
+        server_settings={"application_name": storage_forms.APPLICATION_NAME},  # which forms it reads
     )
     return pool
 
@@ -117,6 +119,7 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
         if not settings.development:
             await _refuse_unsafe_role(app.state.pool)
         app.state.runner = Runner(app.state.pool, settings, clock)
+        await storage_forms.look(app.state.pool)  # compact forms only once no older replica is connected
         metrics.observe_pool_size(app.state.pool.get_size())
         metrics.observe_database(True, clock().timestamp())  # the pool's first connections just opened
         metrics.publish_build(system_chain.version(), system_chain.git_revision(settings))

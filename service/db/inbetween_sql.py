@@ -16,7 +16,8 @@ from paytables.inbetween.inbetween_state import Game
 from service.db import Conn, Statement
 from service.db.audit_sql import AuditHead, head_of, seqs_between, tree_bytes
 from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, select_one
-from shoe.shoe import Shoe, decode_shoe, encode_shoe
+from service.db.storage_forms import shoe_bytes
+from shoe.shoe import Shoe, decode_shoe
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Game).decode
@@ -45,7 +46,7 @@ def insert_game(game_id: UUID, operator_id: str, game: Game, shoe: Shoe, head: A
             game.started_at,
             game.ended_at,
             _encode(game).decode(),
-            encode_shoe(shoe),
+            shoe_bytes(shoe),
             head.seq,
             head.hash,
             head.recorded_at,
@@ -68,7 +69,7 @@ def update_game(game_id: UUID, game: Game, shoe: Shoe, head: AuditHead, *, repla
             game.status.value,
             game.ended_at,
             _encode(game).decode(),
-            encode_shoe(shoe),
+            shoe_bytes(shoe),
             head.seq,
             head.hash,
             head.recorded_at,

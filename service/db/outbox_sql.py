@@ -9,6 +9,7 @@ from uuid import UUID
 import msgspec
 
 from service.db import Conn, Statement
+from service.db.storage_forms import FORMS
 
 POSITION_LOCK = 0x5244_4F42_4F58  # "RDOBOX": one replica at a time gives committed messages their listed place
 # A message's body: in outbox_bodies since migration 025, in its own row before (and there it is taken first).
@@ -61,12 +62,13 @@ class Depth(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def insert_message(message: OutboxMessage, *, deliver: bool) -> list[Statement]:
-    """The message, due now when it has somewhere to go; otherwise only listed (status 'unsent'), and its body
-    beside it, written once (migration 025). A message whose id is already there is that message (a checkpoint's id
-    is its table and size: replicas that both signed it)."""
+    """The message, due now when it has somewhere to go; otherwise only listed (status 'unsent'); its body beside it
+    in the compact forms (migration 025, storage_forms), in its row in those before. A message whose id is already
+    there is that message (a checkpoint's id is its table and size: replicas that both signed it)."""
+    beside = FORMS.compact
     row = Statement(
         sql="INSERT INTO outbox (message_id, operator_id, channel, ordering_key, kind, created_at, status,"
-        " next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $6) ON CONFLICT (message_id) DO NOTHING",
+        " next_attempt_at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $8) ON CONFLICT (message_id) DO NOTHING",
         args=(
             message.message_id,
             message.operator_id,
@@ -75,8 +77,11 @@ def insert_message(message: OutboxMessage, *, deliver: bool) -> list[Statement]:
             message.kind,
             message.created_at,
             "pending" if deliver else "unsent",
+            None if beside else message.body,
         ),
     )
+    if not beside:
+        return [row]
     body = Statement(
         sql="INSERT INTO outbox_bodies (message_id, body) VALUES ($1, $2) ON CONFLICT (message_id) DO NOTHING",
         args=(message.message_id, message.body),

@@ -13,7 +13,8 @@ from service.db import Conn, Statement, preset_deflate
 from service.db.audit_sql import TableLock, head_columns, table_lock_of
 from service.db.row_reads import Found, Missing, Mode, OneRow, Replay, read_one, sql_of
 from service.db.state_dictionary import CURRENT, DICTIONARIES
-from shoe.shoe import Shoe, decode_shoe, encode_shoe
+from service.db.storage_forms import FORMS, shoe_bytes
+from shoe.shoe import Shoe, decode_shoe
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Round).decode
@@ -48,10 +49,23 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint when read
 
 
+# The state's two columns as written now (storage_forms): deflated in state_deflated, or jsonb in state.
+_DEFLATED_STATE = ("state_deflated", "state")
+_JSONB_STATE = ("state", "state_deflated")
+
+
+def _written_state(rnd: Round) -> tuple[tuple[str, str], bytes | str]:
+    """Which column holds the state as written now (the other is NULL), and its value."""
+    if FORMS.compact:
+        return _DEFLATED_STATE, stored_state(rnd)
+    return _JSONB_STATE, _encode(rnd).decode()
+
+
 def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
+    (column, _), state = _written_state(rnd)
     return Statement(
-        sql="INSERT INTO rounds (round_id, table_id, operator_id, status, test, opened_at, window_closes_at,"
-        " settled_at, player_ids, state_deflated, shoe) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        sql=f"INSERT INTO rounds ({column}, round_id, table_id, operator_id, status, test, opened_at,"  # noqa: S608
+        " window_closes_at, settled_at, player_ids, shoe) VALUES ($10, $1, $2, $3, $4, $5, $6, $7, $8, $9, $11)",
         args=(
             UUID(rnd.round_id),
             UUID(rnd.table_id),
@@ -62,18 +76,19 @@ def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
             rnd.raise_window_closes_at,
             rnd.settled_at,
             sorted({b.player_id for b in rnd.bets}),
-            stored_state(rnd),
-            encode_shoe(shoe),
+            state,
+            shoe_bytes(shoe),
         ),
     )
 
 
 def update_round(rnd: Round, shoe: Shoe) -> Statement:
+    (column, other), state = _written_state(rnd)
     return Statement(
-        # state NULL: a row written before migration 026 moves to the deflated form with its first change.
-        sql="UPDATE rounds SET status = $2, settled_at = $3, state = NULL, state_deflated = $4, shoe = $5"
+        # The other column NULL: a row moves to the form written now with its change.
+        sql=f"UPDATE rounds SET status = $2, settled_at = $3, {column} = $4, {other} = NULL, shoe = $5"  # noqa: S608
         " WHERE round_id = $1",
-        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, stored_state(rnd), encode_shoe(shoe)),
+        args=(UUID(rnd.round_id), rnd.status.value, rnd.settled_at, state, shoe_bytes(shoe)),
     )
 
 

@@ -12,6 +12,7 @@ import asyncio
 import asyncpg
 import structlog
 
+from service.db import storage_forms
 from service.db.db_pool import acquire
 from service.db.unit_of_work import Runner
 from service.observability import metrics
@@ -31,11 +32,22 @@ async def probe(pool: asyncpg.Pool) -> str | None:
     return None
 
 
+async def _look_at_forms(pool: asyncpg.Pool) -> None:
+    """Which storage forms to write (storage_forms), looked at again: an older replica may have gone, or come."""
+    try:
+        async with asyncio.timeout(PROBE_TIMEOUT_SECONDS):
+            await storage_forms.look(pool)
+    except Exception as exc:  # the next probe looks again; the forms written stay as they were
+        log.warning("storage_forms_unknown", error=type(exc).__name__)
+
+
 async def run_forever(runner: Runner) -> None:
     """The background loop of every worker: probe, export the answer, log only when it changes."""
     was: str | None = None  # the pool was just made: the database answered at start-up
     while True:
         error = await probe(runner.pool)
+        if error is None:
+            await _look_at_forms(runner.pool)
         metrics.observe_database(error is None, runner.clock().timestamp())
         if error is None and was is not None:
             log.info("database_reachable_again")

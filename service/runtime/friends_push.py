@@ -31,6 +31,7 @@ from litestar.channels.backends.base import ChannelsBackend
 from litestar.channels.backends.redis import RedisChannelsPubSubBackend
 from litestar.response import ServerSentEventMessage
 
+from service.db import storage_forms
 from service.runtime.friends_channels import LISTEN_RESTORED, LongLivedPublisherBackend
 from service.settings import Settings
 from service.use_cases.friends_reaction_use_cases import Reaction
@@ -79,8 +80,8 @@ def backend(settings: Settings) -> tuple[ChannelsBackend, contextlib.AsyncExitSt
     url = settings.database_url
     assert url is not None  # create_pool refused to start without one
 
-    async def connect() -> asyncpg.Connection:
-        return await asyncpg.connect(url)
+    async def connect() -> asyncpg.Connection:  # named as the pool's are: a connection of this release (storage_forms)
+        return await asyncpg.connect(url, server_settings={"application_name": storage_forms.APPLICATION_NAME})
 
     return LongLivedPublisherBackend(make_connection=connect), stack
 

@@ -22,13 +22,14 @@ from service.db import Statement, figures_sql, round_sql, table_sql
 from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
 from service.db.row_reads import Missing, Replay
+from service.db.storage_forms import shoe_bytes
 from service.db.table_sql import UNSET, TableRow
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, validation
 from service.observability import configuration_metrics, metrics
 from service.shuffler import shuffle
 from service.time_ordered_ids import uuid7
-from shoe.shoe import Reveal, Shoe, ShoeError, ShoePolicy, decode_shoe, encode_shoe
+from shoe.shoe import Reveal, Shoe, ShoeError, ShoePolicy, decode_shoe
 
 log = structlog.get_logger("reddog.rounds")
 
@@ -300,11 +301,11 @@ def record_step(
         fate = shoe_lifecycle.at_round_end(step.shoe, round_id=rnd.round_id, table_closed=lock.closed)
         events.extend(fate.revealed)
         if fate.table_holds_shoes:
-            table_shoe = None if fate.table_shoe is None else encode_shoe(fate.table_shoe)
+            table_shoe = None if fate.table_shoe is None else shoe_bytes(fate.table_shoe)
             active_round = None
             table_commitment = None if fate.table_shoe is None else fate.table_shoe.commitment
     elif opened is not None and shoe_lifecycle.held_by_table(step.shoe):
-        table_shoe, active_round = encode_shoe(step.shoe), UUID(rnd.round_id)  # the table plays this round now
+        table_shoe, active_round = shoe_bytes(step.shoe), UUID(rnd.round_id)  # the table plays this round now
         table_commitment = step.shoe.commitment
     appended = checkpoints.append(
         unit, table_id, lock.head, events, test=rnd.test, checkpoint_size=lock.checkpoint_size

@@ -15,12 +15,13 @@ from paytables.red_dog.table import DealMode, TableMode, TableSettings, TableSta
 from service.chains import checkpoints
 from service.db import audit_sql, table_sql
 from service.db.row_reads import Missing, Replay
+from service.db.storage_forms import shoe_bytes
 from service.db.table_sql import UNSET, TableRow
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, validation
 from service.observability import configuration_metrics
 from service.shuffler import DEFAULT_PENETRATION, shuffle
-from shoe.shoe import ShoePolicy, decode_shoe, encode_shoe
+from shoe.shoe import ShoePolicy, decode_shoe
 
 
 class NewTable(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,13 +58,13 @@ async def create_table(unit: UnitOfWork, new: NewTable) -> TableRow:
         created_at=unit.now,
     )
     events: list[Event] = [TableCreated(operator_id=unit.operator_id, created_at=unit.now, settings=settings)]
-    shoe_bytes = None
+    stored_shoe = None
     if settings.shoe_policy is ShoePolicy.CUT_CARD:
         shoe = shuffle(settings.decks, settings.shoe_policy, settings.penetration)
-        shoe_bytes = encode_shoe(shoe)
+        stored_shoe = shoe_bytes(shoe)
         events.append(shoe_lifecycle.shuffled(shoe, round_id=None))
     appended = checkpoints.append(unit, table.table_id, audit_sql.GENESIS_HEAD, events, test=settings.test)
-    await table_sql.insert_table(unit.conn, table, shoe_bytes, appended.head)
+    await table_sql.insert_table(unit.conn, table, stored_shoe, appended.head)
     unit.defer(appended.writes)
     unit.after_commit.append(lambda: _table_recorded(settings))
     return table
