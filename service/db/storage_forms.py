@@ -29,9 +29,12 @@ FORMS = Forms()
 
 
 async def older_replicas_connected(conn: Conn) -> bool:
-    """Whether the service's login has a connection to this database that does not name this release's forms."""
+    """Whether the service's login has a connection to this database that does not name this release's forms. A
+    superuser's never: only development serves as one (production refuses it), where a tool or a benchmark's
+    harness logged in as the same superuser is not a replica."""
     found: bool = await conn.fetchval(
-        "SELECT EXISTS (SELECT FROM pg_stat_activity WHERE datname = current_database() AND usename = current_user"
+        "SELECT NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AND EXISTS (SELECT FROM"
+        " pg_stat_activity WHERE datname = current_database() AND usename = current_user"
         " AND backend_type = 'client backend' AND application_name IS DISTINCT FROM $1)",
         APPLICATION_NAME,
     )

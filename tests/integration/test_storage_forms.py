@@ -85,3 +85,12 @@ async def test_a_connection_of_another_login_does_not_hold_the_compact_forms_bac
         played = await app.api.ok("POST", f"/v1/tables/{table['table_id']}/rounds", PLAY)
         assert await forms_of_last_round(db, app.api.operator_id) == (True, True, True)
         assert await app.api.ok("GET", f"/v1/rounds/{played['round_id']}") == played
+
+
+async def test_a_service_serving_as_a_superuser_in_development_is_never_held_back_by_other_superuser_sessions(
+    db: asyncpg.Connection,
+) -> None:
+    # The test's own connection is an unnamed superuser session, as a benchmark's harness beside `reddog serve` is.
+    assert await db.fetchval("SELECT rolsuper FROM pg_roles WHERE rolname = current_user") is True
+    assert await db.fetchval("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()") == ""
+    assert await storage_forms.older_replicas_connected(db) is False
