@@ -4,6 +4,7 @@ row written before, its state jsonb, still reads, and the row's first change mov
 from __future__ import annotations
 
 import zlib
+from typing import Any
 from uuid import UUID
 
 import asyncpg
@@ -12,6 +13,7 @@ import msgspec
 from service.db import state_dictionary
 from service.db.round_sql import STATE_COLUMNS, select_round
 from service.settings import Settings
+from tests.support.client import Signed
 from tests.support.live import live
 from tests.support.round_rows import state_as_jsonb
 
@@ -22,14 +24,25 @@ async def stored(db: asyncpg.Connection, round_id: UUID) -> asyncpg.Record:
     return row
 
 
+async def open_waiting_round(api: Signed) -> dict[str, Any]:
+    """A round in its raise window: 5 then 9 is a spread of 3, and the third card (7) waits for the decision."""
+    table = await api.table(mode="test")
+    body = {"bets": [{"player_id": "p1", "ante": 10}], "forced_cards": ["5S", "9H", "7D"]}
+    opened: dict[str, Any] = await api.ok("POST", f"/v1/tables/{table['table_id']}/rounds", body)
+    return opened
+
+
+async def call(api: Signed, opened: dict[str, Any]) -> dict[str, Any]:
+    decision = {"bet_id": opened["bets"][0]["bet_id"], "action": "call"}
+    settled: dict[str, Any] = await api.ok("POST", f"/v1/rounds/{opened['round_id']}/decisions", decision)
+    return settled
+
+
 async def test_a_round_is_stored_in_a_fraction_of_its_json_and_reads_back_as_the_same_round(
     settings: Settings, db: asyncpg.Connection
 ) -> None:
     async with live(settings) as app:
-        table = await app.api.table(mode="test")
-        # 5 then 9: a spread of 3, so the round waits in its raise window, then the call settles it.
-        body = {"bets": [{"player_id": "p1", "ante": 10}], "forced_cards": ["5S", "9H", "7D"]}
-        opened = await app.api.ok("POST", f"/v1/tables/{table['table_id']}/rounds", body)
+        opened = await open_waiting_round(app.api)  # in its raise window, then settled by the call
         round_id = UUID(opened["round_id"])
         for status in ("raise_window", "settled"):
             row = await stored(db, round_id)
@@ -44,23 +57,18 @@ async def test_a_round_is_stored_in_a_fraction_of_its_json_and_reads_back_as_the
             assert found is not None
             assert msgspec.json.encode(found.round) == text  # the same round, field for field
             if status == "raise_window":
-                decision = {"bet_id": opened["bets"][0]["bet_id"], "action": "call"}
-                await app.api.ok("POST", f"/v1/rounds/{round_id}/decisions", decision)
+                await call(app.api, opened)
 
 
 async def test_a_round_stored_as_jsonb_before_still_reads_and_its_next_change_deflates_it(
     settings: Settings, db: asyncpg.Connection
 ) -> None:
     async with live(settings) as app:
-        table = await app.api.table(mode="test")
-        body = {"bets": [{"player_id": "p1", "ante": 10}], "forced_cards": ["5S", "9H", "7D"]}
-        opened = await app.api.ok("POST", f"/v1/tables/{table['table_id']}/rounds", body)
+        opened = await open_waiting_round(app.api)
         round_id = UUID(opened["round_id"])
         await state_as_jsonb(db, round_id)  # as a release before migration 026 wrote it
         assert (await stored(db, round_id))["state_deflated"] is None
         assert await app.api.ok("GET", f"/v1/rounds/{round_id}") == opened
-        decision = {"bet_id": opened["bets"][0]["bet_id"], "action": "call"}
-        settled = await app.api.ok("POST", f"/v1/rounds/{round_id}/decisions", decision)
-        assert settled["status"] == "settled"
+        assert (await call(app.api, opened))["status"] == "settled"
         row = await stored(db, round_id)
         assert (row["state"], row["state_deflated"] is not None) == (None, True)
