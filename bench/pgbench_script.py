@@ -9,7 +9,8 @@ rewritten, recognised by value rather than by statement, so the script follows w
 - the requests' Idempotency-Keys become md5(:r) plus the request's number;
 - audit hashes the capture wrote become sha256(:r, n), random like real ones;
 - audit sequence numbers (the capture table's chain was moved to start at SEQ_BASE) follow the client's own table;
-- the capture table's id becomes the client's table, and timestamps become now() plus the captured offset.
+- the capture table's id becomes the client's table, and timestamps become now() plus the captured offset;
+- any other id (a notification's message id: unique in the outbox) becomes md5(:r) and the id, fresh each replay.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class _Round:
         if isinstance(value, bool) or value is None:
             return None
         if isinstance(value, UUID):
-            return ROUND_UUID if value == self.captured.round_id else CLIENT_TABLE if value == self.table_id else None
+            return self._uuid(value)
         if is_seq(value, SEQ_BASE):
             self.seq_max = max(self.seq_max, value)
             return f"(:seq::bigint + {value - self.captured.head_before})"
@@ -96,6 +97,15 @@ class _Round:
         if isinstance(value, str):
             return self._text(value, variables)
         return None
+
+    def _uuid(self, value: UUID) -> str | None:
+        """The round and the table as above; any other id the round wrote (its notification's message id, unique in
+        the outbox) fresh each replay, the same within it; the nil id (the system chain's) stays."""
+        if value == self.captured.round_id:
+            return ROUND_UUID
+        if value == self.table_id:
+            return CLIENT_TABLE
+        return None if value.int == 0 else f"md5(:r::text || '/{value}')::uuid"
 
     def _text(self, value: str, variables: Variables) -> str | None:
         """Text holding the round id or a key (bet ids, the round's JSON): spliced around the fresh values."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import msgspec
 import pytest
 
 from bench import cpu_accounting as cpu
@@ -238,6 +239,32 @@ def test_the_round_id_the_table_and_the_keys_become_fresh_per_run_and_per_client
     assert ["'-k0'" in claims[0], "'-k1'" in claims[1]] == [True, True]
     assert str(ROUND) not in "\n".join(text)
     assert KEY_OPEN not in "\n".join(text)
+
+
+def test_another_id_the_round_writes_such_as_its_notification_s_becomes_fresh_per_run_and_the_same_within_it() -> None:
+    # The outbox's message id is UNIQUE (ON CONFLICT DO NOTHING): a constant one inserted a notification only once.
+    message = UUID("0191d8c0-1234-7abc-8def-0123456789ab")
+    outbox = Statement("INSERT INTO outbox (message_id) VALUES ($1)", (message,))
+    body = Statement("INSERT INTO outbox_bodies (message_id) VALUES ($1)", (message,))
+    system = Statement("INSERT INTO outbox (message_id) VALUES ($1)", (UUID(int=0),))
+    captured = captured_round()
+    told = Transaction((*captured.transactions[0].statements[:-1], outbox, body, system, commit()))
+    types = {**TYPES, outbox.sql: (ParamType("uuid"),), body.sql: (ParamType("uuid"),)}
+    script = build_script(
+        msgspec.structs.replace(captured, transactions=(told, captured.transactions[1])),
+        table_id=TABLE,
+        hashes=frozenset({HASH_1, HASH_2}),
+        types=types,
+        variables=Variables(),
+        render=fake_render,
+    )
+    fresh = f"(md5(:r::text || '/{message}')::uuid)::uuid"
+    text = lines(script)
+    assert [line for line in text if "message_id" in line][:2] == [
+        f"INSERT INTO outbox (message_id) VALUES ({fresh});",  # noqa: S608 - expected script text
+        f"INSERT INTO outbox_bodies (message_id) VALUES ({fresh});",  # noqa: S608
+    ]
+    assert "VALUES (:v" in next(line for line in text if "message_id" in line and fresh not in line)  # nil: a constant
 
 
 def test_text_holding_the_round_id_is_spliced_around_the_fresh_id() -> None:
