@@ -35,15 +35,6 @@ JOIN source s ON s.i = 1 + g % n.real
 JOIN seed_tables t ON t.n = g % $2
 """
 
-# A round's records are contiguous on its table (one client per table): the shoe events either side of the round's
-# own records carry no round id, so take one record beyond each end.
-_AUDIT_SOURCE = """
-(SELECT s.round_id AS source_id, a.* FROM (
-    SELECT table_id, round_id, min(seq) AS lo, max(seq) AS hi FROM audit_log WHERE round_id IS NOT NULL GROUP BY 1, 2
- ) s JOIN audit_log a ON a.table_id = s.table_id AND a.seq BETWEEN s.lo - 1 AND s.hi + 1
-   AND (a.round_id = s.round_id OR a.round_id IS NULL))
-"""
-
 _MOVE_HEADS = """
 UPDATE game_tables t SET audit_seq = h.seq, audit_tree = audit_compact_range(t.table_id)
 FROM (SELECT table_id, max(seq) AS seq FROM audit_log WHERE table_id IN (SELECT table_id FROM seed_tables) GROUP BY 1) h
@@ -93,26 +84,23 @@ async def _seed(conn: asyncpg.Connection, count: int) -> None:
             "settled_at": "m.opened_at + (s.settled_at - s.opened_at)",
         },
     )
-    if await conn.fetchval("SELECT to_regclass('audit_batches')") is not None:
-        # A database of migration 024 or later stores a request's records together: seed rows of that kind too, each
-        # a real round's batch with fresh hashes, the seed table's seqs counted on from its batches' sizes.
-        await copy(
-            conn,
-            "audit_batches",
-            "(SELECT round_id AS source_id, * FROM audit_batches WHERE round_id IS NOT NULL)",
-            "JOIN seed_map m ON m.source_id = s.source_id",
-            {
-                "table_id": "m.table_id",
-                "first_seq": "sum(cardinality(s.bodies)) OVER (PARTITION BY m.table_id ORDER BY m.g, s.first_seq)"
-                " - cardinality(s.bodies) + 1",
-                "round_id": "m.round_id",
-                "hashes": "ARRAY(SELECT sha256(convert_to(m.round_id::text || '/' || s.first_seq || '/' || i, 'UTF8'))"
-                " FROM generate_series(1, cardinality(s.bodies)) i)",
-                "recorded_at": "m.opened_at + (s.recorded_at - m.source_opened_at)",
-            },
-        )
-    else:
-        await _copy_audit_rows(conn)
+    # A request's records are stored together (migration 024): each seeded batch is a real round's, with fresh
+    # hashes, the seed table's seqs counted on from its batches' sizes.
+    await copy(
+        conn,
+        "audit_batches",
+        "(SELECT round_id AS source_id, * FROM audit_batches WHERE round_id IS NOT NULL)",
+        "JOIN seed_map m ON m.source_id = s.source_id",
+        {
+            "table_id": "m.table_id",
+            "first_seq": "sum(cardinality(s.bodies)) OVER (PARTITION BY m.table_id ORDER BY m.g, s.first_seq)"
+            " - cardinality(s.bodies) + 1",
+            "round_id": "m.round_id",
+            "hashes": "ARRAY(SELECT sha256(convert_to(m.round_id::text || '/' || s.first_seq || '/' || i, 'UTF8'))"
+            " FROM generate_series(1, cardinality(s.bodies)) i)",
+            "recorded_at": "m.opened_at + (s.recorded_at - m.source_opened_at)",
+        },
+    )
     await conn.execute(_MOVE_HEADS)
     # Keys in the proportion the real run made them (about 1.8 a round), older than every real key.
     found = await conn.fetchrow("SELECT count(*), min(created_at) FROM idempotency_keys")
@@ -128,23 +116,6 @@ async def _seed(conn: asyncpg.Connection, count: int) -> None:
         {
             "key": "gen_random_uuid()::text",
             "created_at": f"'{first_key.isoformat()}'::timestamptz - g * '1 ms'::interval",
-        },
-    )
-
-
-async def _copy_audit_rows(conn: asyncpg.Connection) -> None:
-    """A round's records one row each, as a database before migration 024 stores them."""
-    await copy(
-        conn,
-        "audit_log",
-        _AUDIT_SOURCE,
-        "JOIN seed_map m ON m.source_id = s.source_id",
-        {
-            "table_id": "m.table_id",
-            "seq": "row_number() OVER (PARTITION BY m.table_id ORDER BY m.g, s.seq)",
-            "round_id": "CASE WHEN s.round_id IS NULL THEN NULL ELSE m.round_id END",
-            "hash": "sha256(convert_to(m.round_id::text || '/' || s.seq, 'UTF8'))",
-            "recorded_at": "m.opened_at + (s.recorded_at - m.source_opened_at)",
         },
     )
 

@@ -11,7 +11,7 @@ import msgspec
 from paytables.red_dog.analysis.rtp_report import RoundFigures
 from paytables.red_dog.round import Round, RoundStatus
 from service.db import Conn, Statement
-from service.db.round_sql import round_of
+from service.db.round_sql import round_of, state_columns
 from shoe.shoe import Shoe, decode_shoe
 
 
@@ -134,7 +134,7 @@ async def select_unscored(conn: Conn, f: ReportFilter) -> list[Unscored]:
     release during a rolling upgrade."""
     where = _WHERE.format(alias="r.", end="r.settled_at", paytable="t.paytable", test="r.test")
     records = await conn.fetch(
-        "SELECT r.state, r.state_deflated, r.shoe, t.currency FROM rounds r"  # noqa: S608
+        f"SELECT {state_columns('r')}, r.shoe, t.currency FROM rounds r"  # noqa: S608
         " JOIN game_tables t ON t.table_id = r.table_id"
         f" WHERE r.settled_at IS NOT NULL AND r.status <> 'raise_window'{where}"
         " AND NOT EXISTS (SELECT 1 FROM round_figures x WHERE x.round_id = r.round_id)",

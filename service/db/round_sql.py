@@ -23,15 +23,20 @@ _decode = msgspec.json.Decoder(Round).decode
 STATE_COLUMNS = "state, state_deflated"
 
 
+def state_columns(alias: str) -> str:
+    """STATE_COLUMNS of a table named `alias` in a SELECT list."""
+    return f"{alias}.state, {alias}.state_deflated"
+
+
 def stored_state(rnd: Round) -> bytes:
     """The round's state as migration 026 stores it: its JSON, deflated with the state dictionary."""
     return preset_deflate.deflate(_encode(rnd), CURRENT, DICTIONARIES)
 
 
-def state_of(record: asyncpg.Record, prefix: str = "") -> bytes | str:
-    """The state's JSON from a row selected with STATE_COLUMNS (under `prefix`, an alias's column names)."""
-    deflated = record[f"{prefix}state_deflated"]
-    return record[f"{prefix}state"] if deflated is None else preset_deflate.inflate(deflated, DICTIONARIES)
+def state_of(record: asyncpg.Record) -> bytes | str:
+    """The state's JSON from a row selected with STATE_COLUMNS."""
+    deflated = record["state_deflated"]
+    return record["state"] if deflated is None else preset_deflate.inflate(deflated, DICTIONARIES)
 
 
 def round_of(record: asyncpg.Record) -> Round:
@@ -49,20 +54,15 @@ class StoredRound(msgspec.Struct, frozen=True, kw_only=True):
     checkpoint_size: int = 0  # the tree size of the table's latest signed checkpoint when read
 
 
-# The state's two columns as written now (storage_forms): deflated in state_deflated, or jsonb in state.
-_DEFLATED_STATE = ("state_deflated", "state")
-_JSONB_STATE = ("state", "state_deflated")
-
-
-def _written_state(rnd: Round) -> tuple[tuple[str, str], bytes | str]:
-    """Which column holds the state as written now (the other is NULL), and its value."""
+def _written_state(rnd: Round) -> tuple[str, str, bytes | str]:
+    """The column that holds the state as written now (storage_forms), the one left NULL, and the value."""
     if FORMS.compact:
-        return _DEFLATED_STATE, stored_state(rnd)
-    return _JSONB_STATE, _encode(rnd).decode()
+        return "state_deflated", "state", stored_state(rnd)
+    return "state", "state_deflated", _encode(rnd).decode()
 
 
 def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
-    (column, _), state = _written_state(rnd)
+    column, _, state = _written_state(rnd)
     return Statement(
         sql=f"INSERT INTO rounds ({column}, round_id, table_id, operator_id, status, test, opened_at,"  # noqa: S608
         " window_closes_at, settled_at, player_ids, shoe) VALUES ($10, $1, $2, $3, $4, $5, $6, $7, $8, $9, $11)",
@@ -83,7 +83,7 @@ def insert_round(rnd: Round, shoe: Shoe, operator_id: str) -> Statement:
 
 
 def update_round(rnd: Round, shoe: Shoe) -> Statement:
-    (column, other), state = _written_state(rnd)
+    column, other, state = _written_state(rnd)
     return Statement(
         # The other column NULL: a row moves to the form written now with its change.
         sql=f"UPDATE rounds SET status = $2, settled_at = $3, {column} = $4, {other} = NULL, shoe = $5"  # noqa: S608
@@ -92,7 +92,7 @@ def update_round(rnd: Round, shoe: Shoe) -> Statement:
     )
 
 
-_COLUMNS = f"r.state, r.state_deflated, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, {head_columns('t.')}"
+_COLUMNS = f"{state_columns('r')}, r.shoe, r.operator_id, t.currency, t.shoe AS table_shoe, {head_columns('t.')}"
 _SELECT = f"SELECT {_COLUMNS} FROM rounds r JOIN game_tables t ON t.table_id = r.table_id"  # noqa: S608 - ours
 
 
