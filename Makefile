@@ -135,6 +135,14 @@ bench-push: $(STAMP) $(NODE_STAMP) ## Only the friends' push benchmark: PUSH_CLI
 bench-300k: $(STAMP) $(NODE_STAMP) ## make bench, then again once the database holds 300k rounds (seeded by SQL)
 	$(BENCH) --seed-rounds 300000
 
+# The work a request does, counted (bench/instructions.py): the service and PostgreSQL under callgrind, one client
+# playing INSTRUCTION_ROUNDS rounds; BASE=<git revision> counts that revision too (needs valgrind and Debian's
+# PostgreSQL binaries). Slow (a minute or two a side), and it says nothing of time: read that with bench-compare.
+INSTRUCTION_ROUNDS ?= 150
+.PHONY: bench-instructions
+bench-instructions: $(STAMP) $(NODE_STAMP) ## Instructions a request costs the service and PostgreSQL, counted by callgrind (BASE, INSTRUCTION_ROUNDS)
+	$(BIN)/python -m bench.instructions $(if $(BASE),--base $(BASE)) --rounds $(INSTRUCTION_ROUNDS)
+
 BENCH_PAIRS ?= 3
 .PHONY: bench-compare
 bench-compare: $(STAMP) $(NODE_STAMP) ## This tree against BASE (a git revision) in interleaved pairs: ratios of rounds/s and CPU per round

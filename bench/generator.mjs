@@ -160,5 +160,20 @@ async function capture() {
   await client.close();
 }
 
-await (config.mode === 'capture' ? capture() : measure());
+// Counted mode (bench/instructions.py): one client warms up, waits for "go" while the harness zeroes its counters,
+// then plays a fixed number of rounds one at a time and prints what they were.
+async function counted() {
+  const client = new Client(config.url, { pipelining: 1 });
+  const table = await openTable(client, 0);
+  for (let i = 0; i < config.warmup_rounds; i += 1) await playRound(client, table, 'player-0');
+  print({ event: 'warm' });
+  await nextCommand(); // "go"
+  measured = newWindow();
+  for (let i = 0; i < config.rounds; i += 1) await playRound(client, table, 'player-0');
+  print(closeWindow());
+  await client.close();
+}
+
+const modes = { capture, counted };
+await (modes[config.mode] ?? measure)();
 commands.close();

@@ -57,7 +57,13 @@ def _ready(url: str) -> bool:
 
 @contextlib.asynccontextmanager
 async def serve(
-    command: Sequence[str], env: dict[str, str], port: int, log_dir: Path, name: str, cwd: Path | None = None
+    command: Sequence[str],
+    env: dict[str, str],
+    port: int,
+    log_dir: Path,
+    name: str,
+    cwd: Path | None = None,
+    ready_timeout: float = READY_TIMEOUT,
 ) -> AsyncIterator[Service]:
     """Start the server, wait until /health/ready answers, stop it (SIGINT, then SIGKILL to its group) at the end."""
     log_file = log_dir / f"{name}.log"
@@ -67,7 +73,7 @@ async def serve(
             *command, env=env, cwd=cwd, stdout=out, stderr=err, start_new_session=True
         )
         try:
-            deadline = time.monotonic() + READY_TIMEOUT
+            deadline = time.monotonic() + ready_timeout
             while not await asyncio.to_thread(_ready, url):
                 if process.returncode is not None or time.monotonic() > deadline:
                     detail = (log_dir / f"{name}.stderr").read_text()[-2000:]
