@@ -27,7 +27,7 @@ def settled(round_id: uuid.UUID) -> RoundSettled:
 async def write_old_rows(db: asyncpg.Connection, chain: uuid.UUID, count: int) -> tuple[AuditHead, list[Link]]:
     """`count` records written as a release before migration 024 wrote them: one row each, into audit_log."""
     writes, head = append(chain, GENESIS_HEAD, [TableClosed(closed_at=T0, actor="old")] * count, test=True, now=T0)
-    _, stamp, test, (first,), _, _, _, (prev,), kinds, _, hashes, bodies = writes[0].args
+    _, stamp, test, first, _, prev, kinds, _, hashes, bodies = writes[0].args
     links = [
         Link(seq=first + i, prev_hash=p, hash=h, body=b)
         for i, (p, h, b) in enumerate(zip([prev, *hashes[:-1]], hashes, bodies, strict=True))

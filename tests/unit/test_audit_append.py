@@ -18,8 +18,8 @@ T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 def test_records_continue_the_head_and_carry_the_time_given() -> None:
     writes, head = append(TABLE, GENESIS_HEAD, [TableClosed(closed_at=T0, actor="op")], test=False, now=T0)
     (insert,) = writes
-    _, stamp, _, first_seqs, _, _, _, prev_hashes, _, _, hashes, bodies = insert.args
-    assert (first_seqs, prev_hashes, stamp) == ([1], [GENESIS], T0)
+    _, stamp, _, first_seq, _, prev_hash, _, _, hashes, bodies = insert.args  # one batch: its values as scalars
+    assert (first_seq, prev_hash, stamp) == (1, GENESIS, T0)
     assert (head.seq, head.hash, head.recorded_at) == (1, hashes[0], T0)
     assert decode_record(bodies[0]).recorded_at == T0
 
@@ -28,7 +28,7 @@ def test_a_clock_that_reads_earlier_than_the_last_record_does_not_move_the_chain
     _, head = append(TABLE, GENESIS_HEAD, [TableClosed(closed_at=T0, actor="op")], test=False, now=T0)
     earlier = T0 - timedelta(milliseconds=80)  # another replica's clock, or a reading taken before a lock wait
     writes, later_head = append(TABLE, head, [TableClosed(closed_at=earlier, actor="op")], test=False, now=earlier)
-    body = writes[0].args[11][0]
+    body = writes[0].args[9][0]
     assert decode_record(body).recorded_at == T0
     assert later_head.recorded_at == T0
     assert later_head.seq == 2
@@ -43,7 +43,7 @@ def test_appended_links_verify_as_a_chain() -> None:
 
     writes, _ = append(TABLE, GENESIS_HEAD, [TableClosed(closed_at=T0, actor="a")] * 3, test=True, now=T0)
     args = writes[0].args
-    (first,), (prev,), hashes, bodies = args[3], args[7], args[10], args[11]
+    first, prev, hashes, bodies = args[3], args[5], args[8], args[9]
     links = [
         Link(seq=first + i, prev_hash=p, hash=h, body=b)
         for i, (p, h, b) in enumerate(zip([prev, *hashes[:-1]], hashes, bodies, strict=True))
