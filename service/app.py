@@ -36,6 +36,7 @@ from service.chains.key_continuity import SigningKeyChanged
 from service.clock import Clock, system_clock
 from service.db import storage_forms
 from service.db.app_login import unsafe_role
+from service.db.recent_rows import RecentRows
 from service.db.unit_of_work import Runner
 from service.errors import exception_handlers
 from service.observability import configuration_metrics, log_streams, logs, metrics
@@ -118,7 +119,7 @@ def build_app(max_body_bytes: int, *, lean: bool = True) -> Litestar:
         app.state.pool = await create_pool(settings)
         if not settings.development:
             await _refuse_unsafe_role(app.state.pool)
-        app.state.runner = Runner(app.state.pool, settings, clock)
+        app.state.runner = Runner(app.state.pool, settings, clock, RecentRows())
         await storage_forms.look(app.state.pool)  # compact forms only once no older replica is connected
         metrics.observe_pool_size(app.state.pool.get_size())
         metrics.observe_database(True, clock().timestamp())  # the pool's first connections just opened

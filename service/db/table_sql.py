@@ -117,13 +117,18 @@ def update_table(
     shoe: bytes | Unset | None = UNSET,
     active_round_id: UUID | Unset | None = UNSET,
     closed_at: datetime | Unset = UNSET,
+    checkpoint_size: int | None = None,
 ) -> Statement:
     """Every change a transaction makes to a table row, in one statement: its audit head always, and the others
     it names (deferred writes run together as CTEs, which must never touch one row twice).
 
     `replaces` is the audit sequence number of the head the change was computed from: the update fails the whole
     statement with a serialization failure (migration 011) if the row holds another, so a request that read the
-    row without locking it never writes over a change it did not see. It leads the writes it is combined with."""
+    row without locking it never writes over a change it did not see. It leads the writes it is combined with.
+
+    `checkpoint_size`, when given, must still be the size of the table's latest checkpoint, which a background pass
+    or a proof request may sign without moving the head: a request that started from a remembered row, not a read
+    (recent_rows), fails the same way when one was signed since."""
     changes: dict[str, Any] = {
         "audit_seq": head.seq,
         "audit_hash": head.hash,
@@ -138,8 +143,15 @@ def update_table(
         changes.update(status=TableStatus.CLOSED.value, closed_at=closed_at)
     assignments = ", ".join(f"{name} = ${i}" for i, name in enumerate(changes, start=2))
     guard = f"reddog_expect_head(audit_seq, ${len(changes) + 2})"
+    expected: tuple[int, ...] = (replaces,)
+    if checkpoint_size is not None:  # the same check: any two sizes that differ fail the statement (40001)
+        guard += f" AND reddog_expect_head({LATEST_CHECKPOINT}, ${len(changes) + 3})"
+        expected += (checkpoint_size,)
     return Statement(
         sql=f"UPDATE game_tables SET {assignments} WHERE table_id = $1 AND {guard} RETURNING 1",  # noqa: S608 - ours
-        args=(table_id, *changes.values(), replaces),
+        args=(table_id, *changes.values(), *expected),
         leads=True,
     )
+
+
+LATEST_CHECKPOINT = "(SELECT coalesce(max(c.tree_size), 0) FROM audit_checkpoints c WHERE c.table_id = $1)"

@@ -15,6 +15,7 @@ from service.clock import Clock
 from service.db import Conn, RetryTransaction, Statement, execute_together
 from service.db import idempotency_sql as keys
 from service.db.db_pool import acquire
+from service.db.recent_rows import RecentRows
 from service.db.row_reads import LOCKED, Locked, Mode, Optimistic, Replay
 from service.errors import ApiError, unavailable
 from service.observability import metrics
@@ -31,9 +32,21 @@ class UnitOfWork:
     """One transaction's work: its connection, clock and mode, the writes to flush together before COMMIT, what to
     do after COMMIT, and a refusal to raise once the changes that had to happen anyway are committed."""
 
-    def __init__(self, conn: Conn, settings: Settings, clock: Clock, operator_id: str, mode: Mode = LOCKED) -> None:
+    def __init__(
+        self,
+        conn: Conn,
+        settings: Settings,
+        clock: Clock,
+        operator_id: str,
+        mode: Mode = LOCKED,
+        recent: RecentRows | None = None,
+    ) -> None:
         self.conn = conn
         self.mode = mode  # how the work's first read reads, and the request's key in it (row_reads)
+        self.recent = recent  # what this worker's commits left in the rows (None: always read them)
+        # Set when an unlocked attempt started from a remembered row instead of reading it: the checkpoint size its
+        # write must still find (recent_rows).
+        self.remembered_checkpoint: int | None = None
         self.settings = settings
         self.clock = clock
         self.operator_id = operator_id
@@ -65,6 +78,7 @@ class Runner(msgspec.Struct, frozen=True):
     pool: asyncpg.Pool
     settings: Settings
     clock: Clock
+    recent: RecentRows | None = None  # the serving app's (app.py); a command-line run reads every row
 
 
 class KeyFirst(msgspec.Struct, frozen=True):
@@ -106,7 +120,7 @@ async def run(runner: Runner, operator_id: str, work: Work[T], *, key: Idempoten
         last = attempt == len(plan) - 1
         try:
             async with acquire(runner.pool) as conn:
-                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id, mode)
+                unit = UnitOfWork(conn, runner.settings, runner.clock, operator_id, mode, runner.recent)
                 result = await _attempt(unit, work)
         except OPTIMISTIC_CONFLICTS as exc:
             if isinstance(mode, Optimistic):  # the table changed, or the key was taken, since the read: none written
@@ -136,7 +150,14 @@ async def run(runner: Runner, operator_id: str, work: Work[T], *, key: Idempoten
 async def _attempt(unit: UnitOfWork, work: Work[T]) -> T:
     """One attempt: Optimistic without a transaction (its writes are one statement), Locked inside one."""
     if isinstance(unit.mode, Optimistic):
-        result = await work(unit)
+        try:
+            result = await work(unit)
+        except Exception:
+            if unit.remembered_checkpoint is None:
+                raise
+            # Refused from a remembered row (recent_rows), which a change elsewhere may have overtaken: refusals are
+            # given from a read, so the Locked attempt decides it again.
+            raise RetryTransaction("refused from a remembered row") from None
         await execute_together(unit.conn, unit.pending)
         return result
     async with unit.conn.transaction():

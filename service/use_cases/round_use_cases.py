@@ -6,6 +6,7 @@ Each returns a RoundView (domain values); `service/api/` decides how it is shown
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TypeVar
 from uuid import UUID
 
 import msgspec
@@ -21,9 +22,9 @@ from service.chains import checkpoints, notifications
 from service.db import Statement, figures_sql, round_sql, table_sql
 from service.db.audit_sql import AuditHead, TableLock
 from service.db.round_sql import StoredRound
-from service.db.row_reads import Missing, Replay
+from service.db.row_reads import Found, Missing, Optimistic, Replay
 from service.db.storage_forms import shoe_bytes
-from service.db.table_sql import UNSET, TableRow
+from service.db.table_sql import UNSET, LockedTable, TableRow
 from service.db.unit_of_work import UnitOfWork
 from service.errors import ApiError, not_found, validation
 from service.observability import configuration_metrics, metrics
@@ -32,6 +33,7 @@ from service.time_ordered_ids import uuid7
 from shoe.shoe import Reveal, Shoe, ShoeError, ShoePolicy, decode_shoe
 
 log = structlog.get_logger("reddog.rounds")
+T = TypeVar("T")
 
 
 class RoundView(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,7 +64,12 @@ class RoundQuery(msgspec.Struct, frozen=True, kw_only=True):
 
 async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundView | Replay:
     """Take the antes and deal the posts; the table row lock orders rounds and the audit chain."""
-    read = await table_sql.lock_table(unit.conn, unit.operator_id, table_id, unit.mode)
+    remembered = _remembered(unit, table_id, LockedTable)
+    read = (
+        Found(remembered)
+        if remembered
+        else await table_sql.lock_table(unit.conn, unit.operator_id, table_id, unit.mode)
+    )
     if isinstance(read, Replay):
         return read
     if isinstance(read, Missing):
@@ -92,7 +99,7 @@ async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundVi
     )
     unit.defer([round_sql.insert_round(step.round, step.shoe, unit.operator_id)])
     stored = StoredRound(round=step.round, shoe=shoe, operator_id=unit.operator_id, currency=table.settings.currency)
-    return _persist(unit, stored, lock, step, opened=events)
+    return _persist(unit, stored, lock, step, opened=events, table=table)
 
 
 def _check_bets(table: TableRow, new: NewRound) -> None:
@@ -231,7 +238,12 @@ def view(stored: StoredRound) -> RoundView:
 async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, TableLock] | Replay:
     """The round a request changes and its table's head, read in the unit's mode; a Replay when its key was used."""
     structlog.contextvars.bind_contextvars(round_id=str(round_id))
-    read = await round_sql.read_round(unit.conn, unit.operator_id, round_id, unit.mode)
+    remembered = _remembered(unit, round_id, StoredRound)
+    read = (
+        Found(remembered)
+        if remembered
+        else await round_sql.read_round(unit.conn, unit.operator_id, round_id, unit.mode)
+    )
     if isinstance(read, Replay):
         return read
     if isinstance(read, Missing):
@@ -268,18 +280,75 @@ class TableChange(msgspec.Struct, frozen=True, kw_only=True):
         """The table as the next step in this unit sees it: its chain continues from this change's head."""
         return msgspec.structs.replace(lock, head=self.head, checkpoint_size=self.checkpoint_size)
 
-    def statement(self) -> Statement:
+    def statement(self, *, checkpoint_size: int | None = None) -> Statement:
+        """The update; `checkpoint_size` the size of the latest checkpoint it must still find (recent_rows)."""
         return table_sql.update_table(
-            self.table_id, self.head, replaces=self.replaces, shoe=self.shoe, active_round_id=self.active_round_id
+            self.table_id,
+            self.head,
+            replaces=self.replaces,
+            shoe=self.shoe,
+            active_round_id=self.active_round_id,
+            checkpoint_size=checkpoint_size,
         )
 
 
 def _persist(
-    unit: UnitOfWork, stored: StoredRound, lock: TableLock, step: Step, *, opened: list[Event] | None = None
+    unit: UnitOfWork,
+    stored: StoredRound,
+    lock: TableLock,
+    step: Step,
+    *,
+    opened: list[Event] | None = None,
+    table: TableRow | None = None,
 ) -> RoundView:
+    """Write the step; `table` the row a new round's table was read as (its open passes it), to remember."""
     view, change = record_step(unit, stored, lock, step, opened=opened)
-    unit.defer([change.statement()])
+    unit.defer([change.statement(checkpoint_size=unit.remembered_checkpoint)])
+    _remember(unit, stored, change.lock_after(lock), step, table)
     return view
+
+
+def _remember(unit: UnitOfWork, stored: StoredRound, after: TableLock, step: Step, table: TableRow | None) -> None:
+    """Once this unit commits, keep the rows as it leaves them for the next request on them (recent_rows): a round
+    still open, and its table. Only tables with a shoe a round (a cut-card table's row holds its shoe between rounds,
+    which this does not follow): their rounds' rows change only through this module's steps."""
+    recent = unit.recent
+    rnd = step.round
+    if recent is None or shoe_lifecycle.held_by_table(step.shoe) or stored.table_shoe_commitment is not None:
+        return
+    operator_id, table_id, round_id = stored.operator_id, UUID(rnd.table_id), UUID(rnd.round_id)
+
+    def keep() -> None:
+        known = table or getattr(recent.peek(operator_id, table_id, LockedTable), "table", None)
+        if known is not None:  # a decision moves its table's head too: the table's next round starts from it
+            recent.keep(operator_id, table_id, LockedTable(table=known, lock=after, shoe=None))
+        if rnd.is_open:
+            kept = StoredRound(
+                round=rnd,
+                shoe=step.shoe,
+                operator_id=operator_id,
+                currency=stored.currency,
+                table=after,
+                checkpoint_size=after.checkpoint_size,
+            )
+            recent.keep(operator_id, round_id, kept)
+        else:
+            recent.forget(operator_id, round_id)
+
+    unit.after_commit.append(keep)
+
+
+def _remembered(unit: UnitOfWork, row_id: UUID, kind: type[T]) -> T | None:
+    """The row as this worker's last commit on it left it, for an unlocked attempt to start from instead of a read;
+    its write then checks the checkpoint size too (recent_rows)."""
+    if unit.recent is None or not isinstance(unit.mode, Optimistic):
+        return None
+    row = unit.recent.take(unit.operator_id, row_id, kind)
+    lock = row.lock if isinstance(row, LockedTable) else getattr(row, "table", None)
+    if row is None or not isinstance(lock, TableLock):
+        return None
+    unit.remembered_checkpoint = lock.checkpoint_size
+    return row
 
 
 def record_step(
