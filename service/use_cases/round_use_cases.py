@@ -67,7 +67,7 @@ async def open_round(unit: UnitOfWork, table_id: UUID, new: NewRound) -> RoundVi
     remembered = _remembered(unit, table_id, LockedTable)
     read = (
         Found(remembered)
-        if remembered
+        if remembered is not None
         else await table_sql.lock_table(unit.conn, unit.operator_id, table_id, unit.mode)
     )
     if isinstance(read, Replay):
@@ -241,7 +241,7 @@ async def _locked_round(unit: UnitOfWork, round_id: UUID) -> tuple[StoredRound, 
     remembered = _remembered(unit, round_id, StoredRound)
     read = (
         Found(remembered)
-        if remembered
+        if remembered is not None
         else await round_sql.read_round(unit.conn, unit.operator_id, round_id, unit.mode)
     )
     if isinstance(read, Replay):
@@ -319,7 +319,8 @@ def _remember(unit: UnitOfWork, stored: StoredRound, after: TableLock, step: Ste
     operator_id, table_id, round_id = stored.operator_id, UUID(rnd.table_id), UUID(rnd.round_id)
 
     def keep() -> None:
-        known = table or getattr(recent.peek(operator_id, table_id, LockedTable), "table", None)
+        kept_table = recent.peek(operator_id, table_id, LockedTable)
+        known = table or (None if kept_table is None else kept_table.table)
         if known is not None:  # a decision moves its table's head too: the table's next round starts from it
             recent.keep(operator_id, table_id, LockedTable(table=known, lock=after, shoe=None))
         if rnd.is_open:
