@@ -40,6 +40,7 @@ from pathlib import Path
 import asyncpg
 import msgspec
 
+from bench import database_server
 from bench.compare import checked_out
 from bench.harness import OPERATOR, reddog, step
 from bench.load_generator import Generator
@@ -100,7 +101,7 @@ class Cluster(msgspec.Struct, frozen=True):
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def database_url(self, name: str) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+        return database_server.with_database(self.url, name)
 
 
 @contextlib.contextmanager
@@ -281,12 +282,6 @@ async def count(side: str, reddog_command: str, cluster: Cluster, database: str,
     )
 
 
-def _migrate(reddog_command: str, url: str) -> None:
-    subprocess.run(
-        [reddog_command, "migrate"], env={**os.environ, "DATABASE_URL": url}, check=True, stdout=subprocess.DEVNULL
-    )
-
-
 async def _create(cluster: Cluster, name: str) -> None:
     conn = await asyncpg.connect(cluster.url)
     try:
@@ -305,7 +300,7 @@ async def run(
         with _postgres(cluster, counted=False):  # migrations at full speed
             for _, command, database in names:
                 await _create(cluster, database)
-                await asyncio.to_thread(_migrate, command, cluster.database_url(database))
+                await asyncio.to_thread(database_server.migrate, cluster.database_url(database), command)
         with _postgres(cluster, counted=True):
             for side, command, database in names:
                 step(f"counting {side} ({database}): {warmup} rounds to warm up, then {rounds}")
