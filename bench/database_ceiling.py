@@ -32,6 +32,7 @@ class ReplayRun(msgspec.Struct, frozen=True, kw_only=True):
     failed: int
     latencies_us: list[int]
     aborted: str  # pgbench's complaint when a client aborted, else ""
+    errors: str = ""  # what pgbench wrote to stderr (--verbose-errors: why rounds failed)
 
 
 def pgbench() -> str:
@@ -163,6 +164,7 @@ def command(
         f"--client={clients}",
         "--jobs=1",
         f"--time={t}",
+        "--verbose-errors",  # a failed round says why on stderr (a healthy replay has none)
         "--log",
         f"--log-prefix={folder / 'pgbench'}",
         "-D",
@@ -192,6 +194,19 @@ def read_log(folder: Path, start: float, end: float, scripts: Sequence[Script]) 
     return ReplayRun(rounds=len(latencies), by_kind=by_kind, failed=failed, latencies_us=latencies, aborted="")
 
 
+FAILED_SHARE = 0.01  # more failed rounds than this: the replay no longer matches what the service sends
+
+
+def check(run: ReplayRun) -> None:
+    """Refuse a replay whose rounds failed: its rounds/s would measure failures, not the database (a guard the
+    scripts did not satisfy once made every round fail, and a make bench recorded a ceiling of 0)."""
+    if run.failed > FAILED_SHARE * (run.rounds + run.failed):
+        raise RuntimeError(
+            f"the database ceiling's replay: {run.failed} of {run.rounds + run.failed} rounds failed; pgbench said:"
+            f" {run.errors[-1500:] or run.aborted or '(nothing)'}"
+        )
+
+
 class Replay(msgspec.Struct, frozen=True, kw_only=True):
     run: ReplayRun
     pid: int  # pgbench's, for the CPU accounting
@@ -202,13 +217,15 @@ class Replay(msgspec.Struct, frozen=True, kw_only=True):
 async def replay(cmd: list[str], folder: Path, warmup: float, seconds: float, scripts: Sequence[Script]) -> Replay:
     """Run pgbench; snapshot CPU and count rounds over [warm-up, warm-up + seconds] of its run."""
     process = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    output = asyncio.create_task(process.communicate())  # read as it comes: a full pipe would stall pgbench
     await asyncio.sleep(warmup)
     before, start = cpu_accounting.snapshot(), time.time()
     await asyncio.sleep(seconds)
     after, end = cpu_accounting.snapshot(), time.time()
-    _, err = await process.communicate()
+    _, err = await output
     run = read_log(folder, start, end, scripts)
     complaint = err.decode(errors="replace")
+    run = msgspec.structs.replace(run, errors=complaint.strip())
     if process.returncode != 0 or "aborted" in complaint:
         run = msgspec.structs.replace(run, aborted=complaint.strip()[-1500:] or f"exit {process.returncode}")
     return Replay(run=run, pid=process.pid, before=before, after=after)

@@ -254,6 +254,7 @@ async def measure_ceiling(
     total = int(options.warmup + options.seconds + 3)
     cmd = database_ceiling.command(replay_url, folder, scripts, variables, weights, connections, total)
     replay = await database_ceiling.replay(cmd, folder, options.warmup, options.seconds, scripts)
+    database_ceiling.check(replay.run)
     roots = {"postgres": ctx.server.postmaster_pid, "pgbench": replay.pid}
     cpu = cpu_accounting.account(replay.before, replay.after, roots, _cores())
     rounds = replay.run.rounds

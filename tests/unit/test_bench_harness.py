@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from bench import cpu_accounting as cpu
-from bench.database_ceiling import weights
+from bench.database_ceiling import ReplayRun, check, weights
 from bench.latency import nearest_rank, summarise
 from bench.pgbench_script import (
     CLIENT_TABLE,
@@ -26,6 +26,8 @@ from bench.pgbench_script import (
 )
 from bench.results_table import read_runs, update_document, write_result
 from bench.statement_capture import CapturedRound, Statement, Transaction, match_rounds, transactions
+from service.db.audit_sql import AuditHead
+from service.db.table_sql import update_table
 from tests.unit.test_architecture import imported_top_level_names
 
 ROUND = UUID("6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e")
@@ -300,6 +302,35 @@ def test_constants_are_variables_one_per_distinct_value_and_placeholders_past_ni
     assert names[0] == names[2]
     unhashed = variables.names["bytea[]<[b'not a chain hash']>"]  # not a hash the capture wrote: kept as it was
     assert f":{unhashed}" in "\n".join(text)
+
+
+def test_a_remembered_rows_checkpoint_guard_compares_the_replayed_tables_latest_checkpoint_with_itself() -> None:
+    # The service's own statement: a decision from a remembered row names the checkpoint size it last saw, a size a
+    # replayed table need not have (its client's earlier scripts signed its checkpoints); compared with a captured
+    # size, every such replayed round failed.
+    head = AuditHead(seq=SEQ_BASE + 5, hash=HASH_2, recorded_at=NOW)
+    write = update_table(TABLE, head, replaces=SEQ_BASE + 4, checkpoint_size=SEQ_BASE + 3)
+    types = {write.sql: tuple(ParamType(t) for t in ("uuid", "bigint", "bytea", "timestamp with time zone", "bytea"))}
+    types[write.sql] += (ParamType("bigint"), ParamType("bigint"))
+    decided = Transaction((Statement(write.sql, write.args),))
+    captured = CapturedRound(round_id=ROUND, keys=(KEY_DECIDE,), transactions=(decided,), head_before=SEQ_BASE + 4)
+    text = build_script(
+        captured, table_id=TABLE, hashes=frozenset(), types=types, variables=Variables(), render=fake_render
+    ).text
+    lookup = (
+        f"(SELECT coalesce(max(c.tree_size), 0) FROM audit_checkpoints c WHERE c.table_id = ({CLIENT_TABLE})::uuid)"  # noqa: S608 - a test's expected text
+    )
+    assert f"reddog_expect_head({lookup}, {lookup})" in text
+    assert "reddog_expect_head(audit_seq, ((:seq::bigint + 0))::bigint)" in text  # the head's guard stays as it was
+
+
+def test_a_replay_with_more_than_one_round_in_a_hundred_failed_is_refused_with_pgbench_s_words() -> None:
+    def run(rounds: int, failed: int) -> ReplayRun:
+        return ReplayRun(rounds=rounds, by_kind={}, failed=failed, latencies_us=[], aborted="", errors="head moved")
+
+    check(run(rounds=990, failed=10))
+    with pytest.raises(RuntimeError, match="11 of 1000 rounds failed; pgbench said: head moved"):
+        check(run(rounds=989, failed=11))
 
 
 def test_every_variable_a_script_reads_is_defined() -> None:
