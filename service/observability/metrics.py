@@ -101,6 +101,10 @@ OPTIMISTIC_CONFLICTS = Counter(
     "reddog_optimistic_conflicts",
     "Unlocked write attempts that found their table changed (or their key taken) and ran again the locked way",
 )
+REMEMBERED_STARTS = Counter(
+    "reddog_remembered_row_starts",
+    "Round requests that started from the row this worker's last write left instead of reading it",
+)
 PROBLEMS = Counter(
     "reddog_problems",
     "Requests answered with a problem document (RFC 9457), by HTTP status and its stable code",
