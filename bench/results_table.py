@@ -40,6 +40,13 @@ def _n(value: float | None, digits: int = 0) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def _ceiling(ceiling: Mapping[str, Any]) -> str:
+    """The ceiling's rounds/s, or what became of a replay whose rounds failed (recorded before the run refused one)."""
+    if ceiling.get("failed") and not ceiling.get("rounds"):
+        return "replay failed"
+    return _n(ceiling.get("rounds_per_s"))
+
+
 def row(run: Mapping[str, Any]) -> str:
     product = run["product"]
     cpu = product["cpu_ms_per_round"]
@@ -67,7 +74,7 @@ def row(run: Mapping[str, Any]) -> str:
         " / ".join(_n(cpu.get(k), 2) for k in ("service", "postgres", "generator")),
         f"{product['other_load']:.0%}",
         _n(product.get("cpu_bound_rounds_per_s")),
-        _n(ceiling.get("rounds_per_s")),
+        _ceiling(ceiling),
         _n(ratios.get("product_over_database_ceiling"), 2),
         _n(run["http"]["requests_per_s"]),
         _n(ratios.get("request_cpu_over_http_floor"), 1),

@@ -24,7 +24,7 @@ from bench.pgbench_script import (
     references,
     sample,
 )
-from bench.results_table import read_runs, update_document, write_result
+from bench.results_table import read_runs, row, update_document, write_result
 from bench.statement_capture import CapturedRound, Statement, Transaction, match_rounds, transactions
 from service.db.audit_sql import AuditHead
 from service.db.table_sql import update_table
@@ -383,6 +383,13 @@ def test_a_rerun_of_a_configuration_replaces_its_record_and_others_accumulate(tm
         (1, 610.0),
         (1, 700.0),
     ]
+
+
+def test_a_recorded_ceiling_whose_replay_failed_every_round_reads_failed_not_zero() -> None:
+    run = result("2026-01-02", "abc1234", 1, 600.0)
+    run["ceiling"] = {"rounds_per_s": 0.0, "rounds": 0, "failed": 195_352}
+    assert "| replay failed |" in row(run)
+    assert "| 1,800 |" in row(result("2026-01-02", "abc1234", 1, 600.0))
 
 
 def test_the_docs_table_is_rebuilt_in_place_and_the_prose_around_it_is_kept() -> None:
